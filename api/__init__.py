@@ -1,0 +1,1 @@
+"""HTTP interface: Flask app factory, schemas and one blueprint per resource."""

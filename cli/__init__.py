@@ -1,0 +1,1 @@
+"""The `pontoon` console command."""

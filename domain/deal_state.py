@@ -1,0 +1,285 @@
+"""The state of one deal and how each fact changes it. No decisions are taken here.
+
+Applying a fact must be deterministic and must never draw a card: the card is in the fact.
+`Deal` (deal.py) decides; this module only records, so replaying facts rebuilds the deal.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from domain import facts as f
+from domain.hands import BUST, OPEN
+from domain.ledger import Posting, escrow_account, kitty_account, player_account
+from domain.rules import TableRules
+
+STAKING, DOUBLING, SHOOTING, DEALING, PLAYING, BANKER, SETTLED, VOID = (
+    "staking", "doubling", "shooting", "dealing", "playing", "banker", "settled", "void")
+
+
+class Hand:
+    """One set of cards with its own stake, buy history and twist state (R5.5)."""
+
+    __slots__ = ("cards", "face_up", "stake", "initial", "shoot_bet", "status", "bought",
+                 "twisted", "split", "acted", "shot", "returned")
+
+    def __init__(self, cards: list[str] | None = None, face_up: list[bool] | None = None) -> None:
+        self.cards: list[str] = cards or []
+        self.face_up: list[bool] = face_up or []
+        self.stake = 0
+        self.initial = 0
+        self.shoot_bet = 0
+        self.status = OPEN
+        self.bought: list[int] = []
+        self.twisted = False
+        self.split = False  # formed by splitting (R2.5: its pontoon does not take the bank)
+        self.acted = False  # any action taken, which closes split and burn (R5.1, R10.8)
+        self.shot = False  # the fourth-card shoot window was used (R9.5)
+        self.returned = False  # its cards already went to the bottom of the pack (R4.7)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+class DealState:
+    """Everything about one deal; rebuilt from facts by `apply`."""
+
+    def __init__(self) -> None:
+        self.deal_id = ""
+        self.table_id = ""
+        self.number = 0
+        self.banker = ""
+        self.rules = TableRules()
+        self.order: list[str] = []
+        self.hands: dict[str, list[Hand]] = {}
+        self.pack: deque[str] | None = None
+        self.in_play: Counter[str] = Counter()  # recorded mode: cards out of the pack
+        self.kitty = 0
+        self.commitment: str | None = None
+        self.phase = STAKING
+        self.turn_index: int | None = None
+        self.turn_hand = 0
+        self.banker_cards: list[str] = []
+        self.banker_face_up: list[bool] = []
+        self.doubled = False
+        self.postings: list[Posting] = []
+        self.settlement: f.DealSettled | None = None
+        self.void_reason: str | None = None
+        self.escrow = ""
+        self.kitty_account = ""
+        self.version = 0
+        self._appliers: dict[type[f.Fact], Callable[[Any], None]] = {
+            f.DealStarted: self._started, f.CardDealt: self._card_dealt,
+            f.StakePlaced: self._stake_placed, f.BankerDoubled: self._banker_doubled,
+            f.BankerDeclinedToDouble: self._banker_declined, f.ShootBetPlaced: self._shot,
+            f.ShootPassed: self._passed, f.CardBought: self._bought,
+            f.HandTwisted: self._twisted, f.HandSplit: self._split, f.HandBurned: self._burned,
+            f.HandStuck: self._finished, f.HandFinished: self._finished,
+            f.HandBusted: self._busted, f.PlayersTurnsBegan: self._turns_began,
+            f.BankerTurnBegan: self._banker_turn, f.BankerStayed: self._banker_stayed,
+            f.DealSettled: self._settled, f.DealVoided: self._voided,
+        }
+
+    # --- reading -----------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase in (SETTLED, VOID)
+
+    @property
+    def turn(self) -> tuple[str, int] | None:
+        """Who must act now: (player, hand); the banker's hand is 0."""
+        if self.phase in (DOUBLING, BANKER):
+            return (self.banker, 0)
+        if self.phase in (STAKING, SHOOTING, PLAYING) and self.turn_index is not None:
+            return (self.order[self.turn_index], self.turn_hand)
+        return None
+
+    def all_hands(self) -> Iterator[tuple[str, int, Hand]]:
+        """Every player hand in table order (R1.5): players in turn, hands in play order."""
+        for player in self.order:
+            for index, hand in enumerate(self.hands[player]):
+                yield player, index, hand
+
+    def outstanding_shoot_bets(self) -> int:
+        return sum(h.shoot_bet for _, _, h in self.all_hands() if h.status != BUST)
+
+    def shoot_room(self) -> int:
+        """R9.2: what may still be shot: the kitty less every shoot bet outstanding."""
+        return self.kitty - self.outstanding_shoot_bets()
+
+    def account(self, player: str) -> str:
+        return player_account(player)
+
+    # --- applying ----------------------------------------------------------------------
+
+    def apply(self, fact: f.Fact) -> None:
+        self._appliers[type(fact)](fact)
+        self.version += 1
+
+    def _started(self, e: f.DealStarted) -> None:
+        self.deal_id, self.table_id, self.number = e.deal_id, e.table_id, e.number
+        self.banker, self.order = e.banker, list(e.players)
+        self.rules = TableRules.from_dict(e.rules)
+        self.hands = {player: [Hand()] for player in self.order}
+        self.pack = deque(e.pack) if e.pack is not None else None
+        self.kitty, self.commitment = e.kitty, e.commitment
+        self.escrow, self.kitty_account = escrow_account(e.deal_id), kitty_account(e.table_id)
+        self.phase, self.turn_index, self.turn_hand = STAKING, 0, 0
+
+    def _card_dealt(self, e: f.CardDealt) -> None:
+        if self.pack is not None:
+            top = self.pack.popleft()
+            assert top == e.card, f"the fact deals {e.card} but the pack's top card is {top}"
+        else:
+            self.in_play[e.card] += 1
+        if e.player == self.banker:
+            self.banker_cards.append(e.card)
+            self.banker_face_up.append(e.face_up)
+        else:
+            hand = self.hands[e.player][e.hand]
+            hand.cards.append(e.card)
+            hand.face_up.append(e.face_up)
+
+    def _stake_placed(self, e: f.StakePlaced) -> None:
+        hand = self.hands[e.player][0]
+        hand.stake = hand.initial = e.amount
+        self.postings.append(e.posting)
+        self._next_in_round(after_staking=True)
+
+    def _banker_doubled(self, e: f.BankerDoubled) -> None:
+        self.doubled = True
+        self._after_doubling()
+
+    def _banker_declined(self, e: f.BankerDeclinedToDouble) -> None:
+        self._after_doubling()
+
+    def _after_doubling(self) -> None:
+        self.phase = SHOOTING if self.rules.shoot else DEALING
+        self.turn_index = 0 if self.rules.shoot else None
+
+    def _shot(self, e: f.ShootBetPlaced) -> None:
+        hand = self.hands[e.player][e.hand]
+        hand.shoot_bet += e.amount
+        self.postings.append(e.posting)
+        if e.window == "first_round":
+            self._next_in_round(after_staking=False)
+        elif e.window == "fourth_card":
+            hand.shot = True
+
+    def _passed(self, e: f.ShootPassed) -> None:
+        self._next_in_round(after_staking=False)
+
+    def _next_in_round(self, *, after_staking: bool) -> None:
+        assert self.turn_index is not None
+        self.turn_index += 1
+        if self.turn_index < len(self.order):
+            return
+        self.turn_index = None
+        if after_staking and self.rules.banker_may_double:
+            self.phase = DOUBLING
+        elif after_staking and self.rules.shoot:
+            self.phase, self.turn_index = SHOOTING, 0
+        else:
+            self.phase = DEALING
+
+    def _bought(self, e: f.CardBought) -> None:
+        hand = self.hands[e.player][e.hand]
+        hand.stake += e.amount
+        hand.bought.append(e.amount)
+        hand.acted = True
+        self.postings.append(e.posting)
+
+    def _twisted(self, e: f.HandTwisted) -> None:
+        hand = self.hands[e.player][e.hand]
+        hand.twisted = hand.acted = True
+
+    def _split(self, e: f.HandSplit) -> None:
+        hands = self.hands[e.player]
+        old = hands[e.hand]
+        new = Hand([old.cards.pop()], [True])
+        old.face_up[0] = True
+        del old.face_up[1:]
+        new.stake = new.initial = e.stake
+        old.split = new.split = True
+        hands.insert(e.hand + 1, new)
+        self.postings.append(e.posting)
+
+    def _burned(self, e: f.HandBurned) -> None:
+        hand = self.hands[e.player][e.hand]
+        self._return_cards(hand.cards)
+        hand.cards, hand.face_up, hand.acted = [], [], False
+
+    def _finished(self, e: f.HandStuck | f.HandFinished) -> None:
+        status = e.status if isinstance(e, f.HandFinished) else "stuck"
+        self.hands[e.player][e.hand].status = status
+        self._advance(e.player, e.hand)
+
+    def _busted(self, e: f.HandBusted) -> None:
+        hand = self.hands[e.player][e.hand]
+        hand.status = BUST
+        hand.face_up = [True] * len(hand.cards)
+        self._return_cards(hand.cards)
+        hand.returned = True
+        for posting in e.postings:
+            self.postings.append(posting)
+            if posting.to_account == self.kitty_account:
+                self.kitty += posting.amount
+        self._advance(e.player, e.hand)
+
+    def _turns_began(self, e: f.PlayersTurnsBegan) -> None:
+        self.phase = PLAYING
+        self.turn_index, self.turn_hand = -1, 0
+        self._advance(None, 0)
+
+    def _banker_turn(self, e: f.BankerTurnBegan) -> None:
+        self.phase = BANKER
+        self.banker_face_up = [True] * len(self.banker_cards)
+
+    def _banker_stayed(self, e: f.BankerStayed) -> None:
+        pass
+
+    def _settled(self, e: f.DealSettled) -> None:
+        self.phase, self.settlement, self.kitty = SETTLED, e, e.kitty_after
+        self.postings.extend(e.postings)
+        self.turn_index = None
+        self._reveal_all()
+
+    def _voided(self, e: f.DealVoided) -> None:
+        self.phase, self.void_reason, self.kitty = VOID, e.reason, e.kitty_after
+        self.postings.extend(e.postings)
+        self.turn_index = None
+        self._reveal_all()
+
+    def _reveal_all(self) -> None:
+        for _, _, hand in self.all_hands():
+            hand.face_up = [True] * len(hand.cards)
+        self.banker_face_up = [True] * len(self.banker_cards)
+
+    def _return_cards(self, cards: list[str]) -> None:
+        """To the bottom of the pack, under every card still in it (R1.5, R4.7, R10.8)."""
+        if self.pack is not None:
+            self.pack.extend(cards)
+        else:
+            self.in_play.subtract(cards)
+
+    def _advance(self, player: str | None, hand: int) -> None:
+        """When the hand in turn finishes, the turn moves to the next open hand (R4, R4.9)."""
+        if self.phase != PLAYING or self.turn_index is None:
+            return
+        if player is not None and (self.order[self.turn_index], self.turn_hand) != (player, hand):
+            return
+        index, hand_index = self.turn_index, self.turn_hand + 1
+        if index < 0:
+            index, hand_index = 0, 0
+        while index < len(self.order):
+            hands = self.hands[self.order[index]]
+            while hand_index < len(hands):
+                if hands[hand_index].status == OPEN:
+                    self.turn_index, self.turn_hand = index, hand_index
+                    return
+                hand_index += 1
+            index, hand_index = index + 1, 0
+        self.turn_index, self.turn_hand = None, 0

@@ -1,0 +1,57 @@
+"""Double-entry postings (R11): every chip movement names its accounts, amount and rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+TREASURY = "treasury"
+
+
+def player_account(player_id: str) -> str:
+    return f"player:{player_id}"
+
+
+def kitty_account(table_id: str) -> str:
+    return f"kitty:{table_id}"
+
+
+def escrow_account(deal_id: str) -> str:
+    """Stakes and shoot bets wait here between being placed and being settled."""
+    return f"escrow:{deal_id}"
+
+
+@dataclass(slots=True)
+class Posting:
+    """A positive whole amount moved from one account to another, for a rule (R11.1)."""
+
+    from_account: str
+    to_account: str
+    amount: int
+    rule: str
+    reason: str
+    hand: int | None = None
+
+    def __post_init__(self) -> None:
+        assert isinstance(self.amount, int) and self.amount > 0, self
+        assert self.from_account != self.to_account, self
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"from_account": self.from_account, "to_account": self.to_account,
+                "amount": self.amount, "rule": self.rule, "reason": self.reason,
+                "hand": self.hand}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Posting:
+        return cls(data["from_account"], data["to_account"], data["amount"], data["rule"],
+                   data["reason"], data.get("hand"))
+
+
+def net_changes(postings: Iterable[Posting]) -> dict[str, int]:
+    """How each account's balance moves; the values always sum to zero."""
+    changes: dict[str, int] = {}
+    for posting in postings:
+        changes[posting.from_account] = changes.get(posting.from_account, 0) - posting.amount
+        changes[posting.to_account] = changes.get(posting.to_account, 0) + posting.amount
+    return changes
