@@ -50,7 +50,8 @@ def check_ordered_pack(cards: Iterable[object], packs: int) -> list[str]:
         extra = sorted((got - expected).elements())
         raise InvalidSetup(
             f"an ordered pack must hold each of the {52 * packs} cards of {packs} pack(s) exactly "
-            f"as often as the packs do; missing {missing or 'none'}, extra {extra or 'none'} (R1.7)",
+            f"as often as the packs do; missing {missing or 'none'}, "
+            f"extra {extra or 'none'} (R1.7)",
             "R1.7",
         )
     return checked

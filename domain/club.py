@@ -14,8 +14,8 @@ from typing import Any
 from domain import facts as f
 from domain.deal import Deal
 from domain.errors import InsufficientChips, NotAllowed, NotFound
-from domain.legal import LegalAction, legal_actions
 from domain.ledger import TREASURY, Posting, player_account
+from domain.legal import LegalAction, legal_actions
 from domain.shuffle import derived_seed
 from domain.table import Table
 
@@ -155,7 +155,8 @@ class Club:
 
     def legal_actions(self, deal_id: str) -> list[LegalAction]:
         deal = self.deal(deal_id)
-        return legal_actions(deal, self.chips_of([deal.banker, *deal.order]))
+        turn = deal.turn
+        return legal_actions(deal, self.chips_of([turn[0]]) if turn else None)
 
     # --- recording ---------------------------------------------------------------------
 
@@ -166,8 +167,10 @@ class Club:
     def _record(self, stream: str, facts: Sequence[f.Fact]) -> None:
         for fact in facts:
             self.log.append((stream, fact))
-            posting = getattr(fact, "posting", None)
-            self._post([posting] if posting is not None else getattr(fact, "postings", ()))
+            if hasattr(fact, "posting"):
+                self._post([fact.posting])
+            elif hasattr(fact, "postings"):
+                self._post(fact.postings)
 
     def _post(self, postings: Sequence[Posting]) -> None:
         for posting in postings:

@@ -10,11 +10,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Sequence
 
-
 from domain import facts as f
 from domain.cards import RANK, check_card
-from domain.deal_state import (BANKER, DEALING, DOUBLING, PLAYING, SHOOTING, STAKING,
-                               DealState, Hand)
+from domain.deal_state import BANKER, DEALING, DOUBLING, PLAYING, SHOOTING, STAKING, DealState, Hand
 from domain.errors import InsufficientChips, NotAllowed, NotNow
 from domain.hands import BUST, OPEN, can_split, finished_status, hard_total, value
 from domain.ledger import Posting, player_account
@@ -64,6 +62,8 @@ class CardSupply:
 
 class Deal(DealState):
     """Decides commands for one deal. `act` returns the facts it recorded."""
+
+    _out: list[f.Fact]
 
     @classmethod
     def start(cls, *, deal_id: str, table_id: str, number: int, banker: str,
@@ -119,7 +119,7 @@ class Deal(DealState):
         except PackExhausted:
             target._void()
         supply.check_all_used()
-        decided = target._out
+        decided: list[f.Fact] = target._out
         if target is not self:
             for fact in decided:
                 self.apply(fact)

@@ -57,6 +57,7 @@ class DealState:
         self.pack: deque[str] | None = None
         self.in_play: Counter[str] = Counter()  # recorded mode: cards out of the pack
         self.kitty = 0
+        self.shoot_outstanding = 0
         self.commitment: str | None = None
         self.phase = STAKING
         self.turn_index: int | None = None
@@ -70,17 +71,6 @@ class DealState:
         self.escrow = ""
         self.kitty_account = ""
         self.version = 0
-        self._appliers: dict[type[f.Fact], Callable[[Any], None]] = {
-            f.DealStarted: self._started, f.CardDealt: self._card_dealt,
-            f.StakePlaced: self._stake_placed, f.BankerDoubled: self._banker_doubled,
-            f.BankerDeclinedToDouble: self._banker_declined, f.ShootBetPlaced: self._shot,
-            f.ShootPassed: self._passed, f.CardBought: self._bought,
-            f.HandTwisted: self._twisted, f.HandSplit: self._split, f.HandBurned: self._burned,
-            f.HandStuck: self._finished, f.HandFinished: self._finished,
-            f.HandBusted: self._busted, f.PlayersTurnsBegan: self._turns_began,
-            f.BankerTurnBegan: self._banker_turn, f.BankerStayed: self._banker_stayed,
-            f.DealSettled: self._settled, f.DealVoided: self._voided,
-        }
 
     # --- reading -----------------------------------------------------------------------
 
@@ -104,7 +94,8 @@ class DealState:
                 yield player, index, hand
 
     def outstanding_shoot_bets(self) -> int:
-        return sum(h.shoot_bet for _, _, h in self.all_hands() if h.status != BUST)
+        """Shoot bets of hands still standing (a bust hand's bet went to the kitty, R9.7)."""
+        return self.shoot_outstanding
 
     def shoot_room(self) -> int:
         """R9.2: what may still be shot: the kitty less every shoot bet outstanding."""
@@ -116,7 +107,7 @@ class DealState:
     # --- applying ----------------------------------------------------------------------
 
     def apply(self, fact: f.Fact) -> None:
-        self._appliers[type(fact)](fact)
+        _APPLY[type(fact)](self, fact)
         self.version += 1
 
     def _started(self, e: f.DealStarted) -> None:
@@ -163,6 +154,7 @@ class DealState:
     def _shot(self, e: f.ShootBetPlaced) -> None:
         hand = self.hands[e.player][e.hand]
         hand.shoot_bet += e.amount
+        self.shoot_outstanding += e.amount
         self.postings.append(e.posting)
         if e.window == "first_round":
             self._next_in_round(after_staking=False)
@@ -223,6 +215,7 @@ class DealState:
         hand.face_up = [True] * len(hand.cards)
         self._return_cards(hand.cards)
         hand.returned = True
+        self.shoot_outstanding -= hand.shoot_bet
         for posting in e.postings:
             self.postings.append(posting)
             if posting.to_account == self.kitty_account:
@@ -283,3 +276,17 @@ class DealState:
                 hand_index += 1
             index, hand_index = index + 1, 0
         self.turn_index, self.turn_hand = None, 0
+
+
+_APPLY: dict[type[f.Fact], Callable[[Any, Any], None]] = {
+    f.DealStarted: DealState._started, f.CardDealt: DealState._card_dealt,
+    f.StakePlaced: DealState._stake_placed, f.BankerDoubled: DealState._banker_doubled,
+    f.BankerDeclinedToDouble: DealState._banker_declined, f.ShootBetPlaced: DealState._shot,
+    f.ShootPassed: DealState._passed, f.CardBought: DealState._bought,
+    f.HandTwisted: DealState._twisted, f.HandSplit: DealState._split,
+    f.HandBurned: DealState._burned, f.HandStuck: DealState._finished,
+    f.HandFinished: DealState._finished, f.HandBusted: DealState._busted,
+    f.PlayersTurnsBegan: DealState._turns_began, f.BankerTurnBegan: DealState._banker_turn,
+    f.BankerStayed: DealState._banker_stayed, f.DealSettled: DealState._settled,
+    f.DealVoided: DealState._voided,
+}

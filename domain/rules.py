@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from domain.errors import InvalidSetup
@@ -49,7 +49,7 @@ class TableRules:
         return rules
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {name: getattr(self, name) for name in _FIELDS}
 
     def check(self) -> None:
         def refuse(message: str, rule: str) -> None:
@@ -90,3 +90,6 @@ class TableRules:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+_FIELDS = tuple(f.name for f in fields(TableRules))

@@ -9,8 +9,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain import facts as f
-from domain.hands import (BUST, FIVE_CARD_TRICK, PONTOON, ROYAL_PONTOON, describe,
-                          finished_status, pontoon_grade, value)
+from domain.hands import (
+    BUST,
+    FIVE_CARD_TRICK,
+    PONTOON,
+    ROYAL_PONTOON,
+    describe,
+    finished_status,
+    pontoon_grade,
+    value,
+)
 from domain.ledger import Posting, net_changes, player_account
 
 if TYPE_CHECKING:

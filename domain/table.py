@@ -78,8 +78,8 @@ class Table:
         elif banker not in seats:
             raise InvalidSetup("the named banker must hold one of the seats (R3.2)", "R3.2")
         table = cls()
-        out = [f.TableOpened(table_id, name, list(seats), banker, table_rules.to_dict(), mode,
-                             cuts)]
+        out: list[f.Fact] = [f.TableOpened(table_id, name, list(seats), banker,
+                                           table_rules.to_dict(), mode, cuts)]
         if cards is not None:
             out.append(f.PackArranged(cards))
         elif mode == "shuffled":
