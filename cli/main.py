@@ -27,7 +27,7 @@ def main() -> None:
 def demo(seed: str | None, players: int) -> None:
     """Play a demonstration game through the rules engine."""
     # Imported here so `pontoon --help` works even while the engine is being written.
-    from domain.demo import play_demo
+    from cli.demo import play_demo
 
     play_demo(Console(), seed=seed, players=players)
 

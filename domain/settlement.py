@@ -132,8 +132,7 @@ def _pay(deal: DealState, player: str, index: int, hand: Hand, verdict: _Verdict
     if verdict.wins:
         out.append(Posting(deal.escrow, account, stake, rule, f"stake returned: {why}", index))
         out.append(Posting(banker, account, stake * verdict.multiplier, rule,
-                           f"the banker pays {_times(verdict.multiplier)} the stake of {stake}: "
-                           f"{why}", index))
+                           f"the banker pays {stake * verdict.multiplier}: {why}", index))
     elif verdict.shoot_to_banker:  # R3.8 with R9.4: the shoot bet joins the stake
         combined = stake + shoot
         out.append(Posting(deal.escrow, banker, stake, rule, f"stake lost: {why}", index))
@@ -144,15 +143,16 @@ def _pay(deal: DealState, player: str, index: int, hand: Hand, verdict: _Verdict
         extra = combined * (verdict.multiplier - 1)
         if extra:
             out.append(Posting(account, banker, extra, rule,
-                               f"pays {_times(verdict.multiplier)} the combined stake of "
-                               f"{combined}: {why}", index))
+                               f"{player} pays a further {extra}, making "
+                               f"{_times(verdict.multiplier)} of {combined} (stake and shoot "
+                               f"bet): {why}", index))
         return out
     else:
         out.append(Posting(deal.escrow, banker, stake, rule, f"stake lost: {why}", index))
         if verdict.multiplier > 1:
             out.append(Posting(account, banker, stake * (verdict.multiplier - 1), rule,
-                               f"pays {_times(verdict.multiplier)} the stake of {stake}: {why}",
-                               index))
+                               f"{player} pays a further {stake * (verdict.multiplier - 1)}: "
+                               f"{why}", index))
     if shoot:
         if verdict.wins:
             out.append(Posting(deal.escrow, account, shoot, "R9.8",
@@ -219,4 +219,5 @@ def _result(player: str, index: int, hand: Hand, outcome: str, multiplier: int, 
 
 
 def _times(multiplier: int) -> str:
-    return {1: "once", 2: "double", 3: "three times"}.get(multiplier, f"{multiplier} times")
+    return {1: "the stake", 2: "double the stake", 3: "three times the stake"}.get(
+        multiplier, f"{multiplier} times the stake")
