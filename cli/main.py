@@ -32,5 +32,44 @@ def demo(seed: str | None, players: int) -> None:
     play_demo(Console(), seed=seed, players=players)
 
 
+@main.command()
+def migrate() -> None:
+    """Create the store's tables (a deploy step; workers never create tables)."""
+    from api.config import Settings
+    from api.store import migrate as run_migrations
+
+    settings = Settings.from_env()
+    run_migrations(settings)
+    Console().print(f"migrated the {settings.store} store at {_where(settings)}")
+
+
+@main.group()
+def tokens() -> None:
+    """Bearer tokens for the REST API."""
+
+
+@tokens.command("create")
+@click.option("--role", type=click.Choice(["treasurer", "operator"]), required=True)
+def create_token(role: str) -> None:
+    """Issue a token and print it once; only its SHA-256 is stored."""
+    from api.config import Settings
+    from api.store import build_ledger
+
+    ledger = build_ledger(Settings.from_env())
+    try:
+        click.echo(ledger.create_token(role).result["token"])
+    finally:
+        ledger.close()
+
+
+def _where(settings: object) -> str:
+    from api.config import Settings
+
+    assert isinstance(settings, Settings)
+    if settings.store == "sqlite":
+        return str(settings.sqlite_path)
+    return settings.database_url.split("@")[-1]
+
+
 if __name__ == "__main__":
     main()

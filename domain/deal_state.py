@@ -206,7 +206,10 @@ class DealState:
 
     def _finished(self, e: f.HandStuck | f.HandFinished) -> None:
         status = e.status if isinstance(e, f.HandFinished) else "stuck"
-        self.hands[e.player][e.hand].status = status
+        hand = self.hands[e.player][e.hand]
+        hand.status = status
+        if status in ("pontoon", "royal_pontoon"):  # declared, so shown (R4.1, R6.1)
+            hand.face_up = [True] * len(hand.cards)
         self._advance(e.player, e.hand)
 
     def _busted(self, e: f.HandBusted) -> None:

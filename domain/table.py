@@ -43,6 +43,24 @@ class Table:
         self.cuts: list[dict[str, str]] = []
         self.version = 0
 
+    # --- state for snapshots ------------------------------------------------------------
+
+    def to_state(self) -> dict[str, Any]:
+        """JSON-safe state, so a snapshot of a long-lived table never fails to encode."""
+        state = dict(vars(self))
+        state["rules"] = self.rules.to_dict()
+        state["auction"] = None if self.auction is None else [list(b) for b in self.auction]
+        return state
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> Table:
+        table = cls()
+        table.__dict__.update(state)
+        table.rules = TableRules.from_dict(state["rules"])
+        if state["auction"] is not None:
+            table.auction = [(bidder, price) for bidder, price in state["auction"]]
+        return table
+
     # --- reading -----------------------------------------------------------------------
 
     @property

@@ -1,0 +1,83 @@
+"""The one place that reads the environment (DESIGN.md, Configuration)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+DEFAULT_DATABASE_URL = "sqlite:///var/pontoon.sqlite3"
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = DEFAULT_DATABASE_URL
+    treasurer_token: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_level: str = "INFO"
+    pool_size: int = 5
+    pool_overflow: int = 10
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        return cls(
+            database_url=env.get("PONTOON_DATABASE_URL", DEFAULT_DATABASE_URL),
+            treasurer_token=env.get("PONTOON_TREASURER_TOKEN") or None,
+            host=env.get("PONTOON_HOST", "127.0.0.1"),
+            port=int(env.get("PONTOON_PORT", "8000")),
+            log_level=env.get("PONTOON_LOG_LEVEL", "INFO"),
+            pool_size=int(env.get("PONTOON_POOL_SIZE", "5")),
+            pool_overflow=int(env.get("PONTOON_POOL_OVERFLOW", "10")),
+        )
+
+    @property
+    def store(self) -> str:
+        """`sqlite`, `postgres` or `memory` (tests only)."""
+        scheme = urlsplit(self.database_url).scheme
+        if scheme == "sqlite":
+            return "sqlite"
+        if scheme in ("postgresql", "postgres"):
+            return "postgres"
+        if scheme == "memory":
+            return "memory"
+        raise ValueError(f"PONTOON_DATABASE_URL must start with sqlite:/// or postgresql://, "
+                         f"not {self.database_url!r}")
+
+    @property
+    def sqlite_path(self) -> Path:
+        # sqlite:///var/x.sqlite3 is relative to the working directory; sqlite:////abs is absolute.
+        return Path(self.database_url[len("sqlite:///"):])
+
+    def ledger_env(self, *, create_tables: bool = False) -> dict[str, str]:
+        """The eventsourcing library's settings for this store.
+
+        Tables are created only by `pontoon migrate` (create_tables=True): several workers
+        creating them at once was seen to fail (docs/architecture.md).
+        """
+        create = "y" if create_tables else "n"
+        if self.store == "memory":
+            return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+        if self.store == "sqlite":
+            return {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                    "SQLITE_DBNAME": str(self.sqlite_path), "SQLITE_LOCK_TIMEOUT": "10",
+                    "CREATE_TABLE": create}
+        parts = urlsplit(self.database_url)
+        return {"PERSISTENCE_MODULE": "eventsourcing.postgres",
+                "POSTGRES_DBNAME": parts.path.lstrip("/"),
+                "POSTGRES_HOST": parts.hostname or "127.0.0.1",
+                "POSTGRES_PORT": str(parts.port or 5432),
+                "POSTGRES_USER": unquote(parts.username or "postgres"),
+                "POSTGRES_PASSWORD": unquote(parts.password or ""),
+                "POSTGRES_POOL_SIZE": str(self.pool_size),
+                "POSTGRES_MAX_OVERFLOW": str(self.pool_overflow),
+                "POSTGRES_LOCK_TIMEOUT": "5",
+                "POSTGRES_SCHEMA": _query(parts.query).get("schema", "public"),
+                "CREATE_TABLE": create}
+
+
+def _query(query: str) -> dict[str, str]:
+    return dict(item.split("=", 1) for item in query.split("&") if "=" in item)

@@ -1,0 +1,486 @@
+"""The ledger application: one method per command of API.md; load, decide, save once.
+
+Every command saves every aggregate it changed in one atomic `save()`, so a stake is never
+recorded without its chip debit and a settlement is never half-written. A command that loses
+a race (another save moved an aggregate's version first) is retried from a fresh read a
+bounded number of times, then refused as a conflict. A command given an idempotency key is
+applied at most once: its receipt is saved in the same transaction as its events.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import random
+import secrets
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
+
+from domain import facts as f
+from domain.aggregates import (
+    TREASURY_ID,
+    Account,
+    DealAggregate,
+    Receipt,
+    TableAggregate,
+    Token,
+    kitty_id,
+    receipt_id,
+    token_id,
+)
+from domain.errors import Conflict, NotAllowed, NotFound
+from domain.ledger import TREASURY, Posting, player_account
+from domain.table import Table
+
+A = TypeVar("A", bound=Aggregate)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a command answers: a JSON-safe result and the position of its last event."""
+
+    result: dict[str, Any]
+    position: int | None
+
+
+class _TableState(Transcoding):
+    """Snapshots of a table hold the engine's state as plain JSON."""
+
+    type = Table
+    name = "pontoon_table"
+
+    def encode(self, obj: Table) -> dict[str, Any]:
+        return obj.to_state()
+
+    def decode(self, data: dict[str, Any]) -> Table:
+        return Table.from_state(data)
+
+
+Decision = tuple[Sequence[Aggregate | None], dict[str, Any]]
+
+
+class Ledger(Application[UUID]):
+    name = "Ledger"
+    snapshotting_intervals = {TableAggregate: 100, Account: 100}  # noqa: RUF012
+
+    def __init__(self, env: Mapping[str, str] | None = None, *,
+                 new_seed: Callable[[], str] | None = None, attempts: int = 12) -> None:
+        super().__init__(env)
+        self.new_seed = new_seed or (lambda: secrets.token_hex(32))
+        self.attempts = attempts
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        super().register_transcodings(transcoder)
+        transcoder.register(_TableState())
+
+    # --- players and chips -------------------------------------------------------------
+
+    def register_player(self, name: str, *, key: str | None = None) -> Outcome:
+        def decide() -> Decision:
+            player_id = uuid4()
+            account = Account.open(id=player_id, kind="player", owner=str(player_id),
+                                   name=name)
+            return [account], {"id": str(player_id), "name": name}
+        return self._command("register_player", {"name": name}, key, decide)
+
+    def buy_in(self, player_id: str, amount: int, *, key: str | None = None) -> Outcome:
+        """The treasurer issues chips to a player (R11.1)."""
+        return self._chips("buy_in", player_id, amount, key, issue=True)
+
+    def cash_out(self, player_id: str, amount: int, *, key: str | None = None) -> Outcome:
+        """The treasurer redeems a player's chips; never more than they hold (R11.1, R11.2)."""
+        return self._chips("cash_out", player_id, amount, key, issue=False)
+
+    def _chips(self, command: str, player_id: str, amount: int, key: str | None, *,
+               issue: bool) -> Outcome:
+        def decide() -> Decision:
+            player = self.player_account(player_id)
+            _positive(amount, "a buy-in" if issue else "a cash-out", "R11.1")
+            treasury = self._treasury()
+            name = player.name or player_id
+            posting = Posting(TREASURY, player_account(player_id), amount, "R11.1",
+                              f"the treasurer issues {amount} chips to {name}") if issue else \
+                Posting(player_account(player_id), TREASURY, amount, "R11.1",
+                        f"the treasurer redeems {amount} chips from {name}")
+            accounts = {player.id: player, treasury.id: treasury}
+            [posting_id] = self._post(accounts, [(posting, f"{player.id}:{player.version + 1}:0",
+                                                  None, None)])
+            return list(accounts.values()), {"posting_id": posting_id, "balance": player.balance,
+                                             "player_id": player_id}
+        return self._command(command, {"player_id": player_id, "amount": amount}, key, decide)
+
+    # --- tokens ------------------------------------------------------------------------
+
+    ROLES = ("treasurer", "operator", "player")
+
+    def create_token(self, role: str, *, player_id: str | None = None,
+                     token: str | None = None, key: str | None = None) -> Outcome:
+        """Issue a bearer token for a role; the answer shows the token once (API.md).
+
+        `token` adopts a token chosen outside, such as PONTOON_TREASURER_TOKEN.
+        """
+        if role not in self.ROLES:
+            raise NotAllowed(f"role must be one of {', '.join(self.ROLES)}")
+        if (role == "player") != (player_id is not None):
+            raise NotAllowed("a player token names its player, and only a player token does")
+
+        def decide() -> Decision:
+            if player_id is not None:
+                self.player_account(player_id, referenced=True)
+            secret = token or "pt_" + secrets.token_urlsafe(32)
+            issued = Token.issue(_hash(secret), role, player_id)
+            return [issued], {"token": secret, "role": role, "player_id": player_id}
+        # The receipt must not keep the secret: a repeat names the role only.
+        return self._command("create_token", {"role": role, "player_id": player_id}, key,
+                             decide, secret=("token",))
+
+    def principal(self, token: str) -> Token | None:
+        """Who holds `token`, or None for an unknown token."""
+        try:
+            found: Any = self.repository.get(token_id(_hash(token)))
+        except AggregateNotFoundError:
+            return None
+        return found if isinstance(found, Token) else None
+
+    # --- tables ------------------------------------------------------------------------
+
+    def open_table(self, *, name: str, seats: Sequence[str], banker: str | None = None,
+                   rules: Mapping[str, Any] | None = None,
+                   pack: Mapping[str, Any] | None = None, key: str | None = None) -> Outcome:
+        request = {"name": name, "seats": list(seats), "banker": banker,
+                   "rules": dict(rules or {}), "pack": dict(pack or {})}
+
+        def decide() -> Decision:
+            for seat in seats:
+                self.player_account(seat, referenced=True)
+            table_id = str(uuid4())
+            _, decided = Table.open(table_id=table_id, name=name, seats=seats, banker=banker,
+                                    rules=rules, pack=pack, seed=self.new_seed())
+            table = TableAggregate.begin(decided)
+            kitty = Account.open(id=kitty_id(table_id), kind="kitty", owner=table_id,
+                                 name=f"kitty of {name}") if table.engine.rules.shoot else None
+            return [table, kitty], {"table_id": table_id}
+        return self._command("open_table", request, key, decide)
+
+    def seat_player(self, table_id: str, player_id: str, after: str | None = None, *,
+                    key: str | None = None) -> Outcome:
+        def decide() -> Decision:
+            table = self.table(table_id)
+            self.player_account(player_id, referenced=True)
+            table.record(table.trial().seat(player_id, after))
+            return [table], {"table_id": table_id}
+        return self._command("seat_player", {"table_id": table_id, "player_id": player_id,
+                                             "after": after}, key, decide)
+
+    def remove_player(self, table_id: str, player_id: str, *, key: str | None = None
+                      ) -> Outcome:
+        def decide() -> Decision:
+            table = self.table(table_id)
+            table.record(table.trial().leave(player_id))
+            return [table], {"table_id": table_id}
+        return self._command("remove_player", {"table_id": table_id, "player_id": player_id},
+                             key, decide)
+
+    def put_up_kitty(self, table_id: str, player_id: str, amount: int, *,
+                     key: str | None = None) -> Outcome:
+        def decide() -> Decision:
+            table = self.table(table_id)
+            accounts = self._accounts_of([player_id], referenced=True)
+            chips = accounts[UUID(player_id)].balance
+            return self._table_change(table, table.trial().put_up_kitty(player_id, amount, chips),
+                                      accounts)
+        return self._command("put_up_kitty", {"table_id": table_id, "player_id": player_id,
+                                              "amount": amount}, key, decide)
+
+    def sell_bank(self, table_id: str, buyer_id: str, price: int, *,
+                  key: str | None = None) -> Outcome:
+        def decide() -> Decision:
+            table = self.table(table_id)
+            accounts = self._accounts_of([buyer_id], referenced=True)
+            chips = accounts[UUID(buyer_id)].balance
+            return self._table_change(table, table.trial().sell_bank(buyer_id, price, chips),
+                                      accounts)
+        return self._command("sell_bank", {"table_id": table_id, "buyer_id": buyer_id,
+                                           "price": price}, key, decide)
+
+    def open_auction(self, table_id: str, player_id: str, *, key: str | None = None
+                     ) -> Outcome:
+        def decide() -> Decision:
+            table = self.table(table_id)
+            return self._table_change(table, table.trial().open_auction(player_id), {})
+        return self._command("open_auction", {"table_id": table_id, "player_id": player_id},
+                             key, decide)
+
+    def bid(self, table_id: str, player_id: str, price: int, *, key: str | None = None
+            ) -> Outcome:
+        def decide() -> Decision:
+            table = self.table(table_id)
+            accounts = self._accounts_of([player_id], referenced=True)
+            chips = accounts[UUID(player_id)].balance
+            return self._table_change(table, table.trial().bid(player_id, price, chips), {})
+        return self._command("bid", {"table_id": table_id, "player_id": player_id,
+                                     "price": price}, key, decide)
+
+    def close_auction(self, table_id: str, player_id: str, *, key: str | None = None
+                      ) -> Outcome:
+        def decide() -> Decision:
+            table = self.table(table_id)
+            bidders = sorted({bidder for bidder, _ in table.engine.auction or []})
+            accounts = self._accounts_of(bidders)
+            chips = {bidder: accounts[UUID(bidder)].balance for bidder in bidders}
+            decided = table.trial().close_auction(player_id, chips)
+            saved, result = self._table_change(table, decided, accounts)
+            closed = decided[0]
+            assert isinstance(closed, f.AuctionClosed)
+            return saved, {**result, "sold_to": closed.sold_to, "price": closed.price}
+        return self._command("close_auction", {"table_id": table_id, "player_id": player_id},
+                             key, decide)
+
+    def _table_change(self, table: TableAggregate, decided: list[f.Fact],
+                      accounts: dict[UUID, Account]) -> Decision:
+        first = table.version + 1
+        table.record(decided)
+        self._post(accounts, _postings_of(decided, table.id, first, None,
+                                          table.engine.table_id))
+        return [table, *accounts.values()], {"table_id": table.engine.table_id}
+
+    # --- deals -------------------------------------------------------------------------
+
+    def start_deal(self, table_id: str, *, cards: Sequence[str] | None = None,
+                   key: str | None = None) -> Outcome:
+        def decide() -> Decision:
+            table = self.table(table_id)
+            others = [p for p in table.engine.seats if p != table.engine.banker]
+            accounts = self._accounts_of(others)
+            chips = {p: accounts[UUID(p)].balance for p in others}
+            deal_id = str(uuid4())
+            deal_engine, table_facts, deal_facts = table.trial().start_deal(
+                deal_id=deal_id, chips=chips, seed=self.new_seed(), cards=cards)
+            table.record(table_facts)
+            deal = DealAggregate.begin(deal_facts)
+            saved = self._after_deal_facts(deal, table, deal_facts, 1, {})
+            return saved, {"deal_id": deal_id, "table_id": table_id}
+        return self._command("start_deal", {"table_id": table_id, "cards": cards}, key, decide)
+
+    def act(self, deal_id: str, player_id: str, action: str, *, hand: int | None = None,
+            amount: int | None = None, cards: Sequence[str] | None = None,
+            key: str | None = None) -> Outcome:
+        """One action of a deal (API.md); chips are checked against the player's account."""
+        request = {"deal_id": deal_id, "player_id": player_id, "action": action, "hand": hand,
+                   "amount": amount, "cards": cards}
+
+        def decide() -> Decision:
+            deal = self.deal(deal_id)
+            accounts = self._accounts_of([player_id], referenced=True)
+            chips = accounts[UUID(player_id)].balance
+            first = deal.version + 1
+            decided = deal.trial().act(player_id, action, hand=hand, amount=amount,
+                                       cards=cards, chips=chips)
+            deal.record(decided)
+            saved = self._after_deal_facts(deal, None, decided, first, accounts)
+            return saved, {"deal_id": deal_id, "version": deal.version}
+        return self._command("act", request, key, decide)
+
+    def _after_deal_facts(self, deal: DealAggregate, table: TableAggregate | None,
+                          decided: list[f.Fact], first: int, accounts: dict[UUID, Account]
+                          ) -> list[Aggregate | None]:
+        """Post the facts' chips; when the deal ended, the table takes back banker and pack."""
+        engine = deal.engine
+        self._post(accounts, _postings_of(decided, deal.id, first, engine.deal_id,
+                                          engine.table_id))
+        if engine.is_over:
+            table = table or self.table(engine.table_id)
+            table.record(table.trial().end_deal(engine))
+        return [deal, table, *accounts.values()]
+
+    # --- queries -----------------------------------------------------------------------
+
+    def player_account(self, player_id: str, *, referenced: bool = False) -> Account:
+        account = self._load(Account, player_id, "player", referenced)
+        if account.kind != "player":
+            raise _missing("player", player_id, referenced)
+        return account
+
+    def table(self, table_id: str) -> TableAggregate:
+        return self._load(TableAggregate, table_id, "table", False)
+
+    def deal(self, deal_id: str) -> DealAggregate:
+        return self._load(DealAggregate, deal_id, "deal", False)
+
+    def account(self, account_id: UUID) -> Account:
+        return self._load(Account, str(account_id), "account", False)
+
+    def balance_at(self, player_id: str, *, at: datetime | None = None,
+                   position: int | None = None) -> int:
+        """A player's balance as it stood at a past time or global position (R11)."""
+        account = self.player_account(player_id)
+        if position is not None:
+            return self._balance_at_position(account.id, position)
+        if at is None:
+            return account.balance
+        for event in self.events.get(account.id, desc=True):
+            if getattr(event, "timestamp") <= at:  # noqa: B009
+                return int(getattr(event, "balance_after", 0))
+        return 0
+
+    def _balance_at_position(self, account_id: UUID, position: int) -> int:
+        topics = [_topic(Account.Credited), _topic(Account.Debited)]
+        balance, start = 0, 1
+        while start <= position:
+            page = self.recorder.select_notifications(start=start, limit=1000, stop=position,
+                                                      topics=topics)
+            for notification in page:
+                if notification.originator_id == account_id:
+                    event = self.mapper.to_domain_event(notification)
+                    balance = int(getattr(event, "balance_after", balance))
+            if len(page) < 1000:
+                break
+            start = page[-1].id + 1
+        return balance
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    def _command(self, name: str, request: Mapping[str, Any], key: str | None,
+                 decide: Callable[[], Decision], *, secret: Sequence[str] = ()) -> Outcome:
+        request_hash = hashlib.sha256(json.dumps([name, request], sort_keys=True,
+                                                 default=str).encode()).hexdigest()
+        for attempt in range(self.attempts):
+            try:
+                if key is not None:
+                    repeated = self._repeat(key, request_hash)
+                    if repeated is not None:
+                        return repeated
+                aggregates, result = decide()
+                kept = {k: None if k in secret else v for k, v in result.items()}
+                receipt = Receipt.record(key, request_hash, kept) if key is not None else None
+                recordings = self.save(*aggregates, receipt)
+            except IntegrityError:
+                # Lost a race: wait a little, longer each time, and decide again from
+                # fresh state (jitter keeps racing threads from colliding in step).
+                time.sleep(random.uniform(0, 0.002 * 2 ** min(attempt, 6)))
+                continue
+            position = max((r.notification.id for r in recordings), default=None)
+            if receipt is not None and position is not None:
+                self._note_position(receipt, position)
+            return Outcome(result, position)
+        raise Conflict(f"the {name.replace('_', ' ')} lost a race with other commands "
+                       f"{self.attempts} times; send it again")
+
+    def _repeat(self, key: str, request_hash: str) -> Outcome | None:
+        try:
+            receipt: Any = self.repository.get(receipt_id(key))
+        except AggregateNotFoundError:
+            return None
+        assert isinstance(receipt, Receipt)
+        if receipt.request_hash != request_hash:
+            raise NotAllowed("this Idempotency-Key was already used for a different command; "
+                             "use a new key for a new command")
+        position = receipt.position
+        if position is None:  # the first answer's position was not noted: a safe upper bound
+            position = self.recorder.max_notification_id()
+        return Outcome(receipt.result, position)
+
+    def _note_position(self, receipt: Receipt, position: int) -> None:
+        """Remember the first answer's position, so a repeat answers it exactly."""
+        receipt.note_position(position)
+        with contextlib.suppress(IntegrityError):  # another repeat noted it first
+            self.save(receipt)
+
+    def _load(self, cls: type[A], aggregate_id: str, what: str, referenced: bool) -> A:
+        try:
+            aggregate: Any = self.repository.get(UUID(str(aggregate_id)))
+        except (AggregateNotFoundError, ValueError):
+            raise _missing(what, aggregate_id, referenced) from None
+        if not isinstance(aggregate, cls):
+            raise _missing(what, aggregate_id, referenced)
+        return aggregate
+
+    def _treasury(self) -> Account:
+        try:
+            treasury: Any = self.repository.get(TREASURY_ID)
+        except AggregateNotFoundError:
+            return Account.open(id=TREASURY_ID, kind="treasury", owner=None, name="treasury")
+        assert isinstance(treasury, Account)
+        return treasury
+
+    def _accounts_of(self, player_ids: Iterable[str], *, referenced: bool = False
+                     ) -> dict[UUID, Account]:
+        accounts = {}
+        for player_id in player_ids:
+            account = self.player_account(player_id, referenced=referenced)
+            accounts[account.id] = account
+        return accounts
+
+    def _post(self, accounts: dict[UUID, Account],
+              postings: Iterable[tuple[Posting, str, str | None, str | None]]) -> list[str]:
+        """Debit and credit each posting's accounts; the escrow lives in its deal."""
+        ids = []
+        for posting, source, deal_id, table_id in postings:
+            posting_id = str(uuid5(NAMESPACE_URL, f"/pontoon/postings/{source}"))
+            ids.append(posting_id)
+            for credit, name in ((False, posting.from_account), (True, posting.to_account)):
+                account_id = _account_id(name)
+                if account_id is None:
+                    continue
+                account = accounts.get(account_id)
+                if account is None:
+                    account = self._treasury() if account_id == TREASURY_ID \
+                        else self.account(account_id)
+                    accounts[account_id] = account
+                account.move(credit=credit, posting_id=posting_id, amount=posting.amount,
+                             from_account=posting.from_account, to_account=posting.to_account,
+                             rule=posting.rule, reason=posting.reason, deal_id=deal_id,
+                             table_id=table_id, hand=posting.hand)
+        return ids
+
+
+def _postings_of(decided: list[f.Fact], source_id: UUID, first_version: int,
+                 deal_id: str | None, table_id: str | None
+                 ) -> list[tuple[Posting, str, str | None, str | None]]:
+    """Each posting with a stable id source: the event that carries it and its place there."""
+    out = []
+    for offset, fact in enumerate(decided):
+        carried = [fact.posting] if hasattr(fact, "posting") else getattr(fact, "postings", [])
+        for index, posting in enumerate(carried):
+            out.append((posting, f"{source_id}:{first_version + offset}:{index}", deal_id,
+                        table_id))
+    return out
+
+
+def _account_id(name: str) -> UUID | None:
+    kind, _, key = name.partition(":")
+    if kind == "player":
+        return UUID(key)
+    if kind == "kitty":
+        return kitty_id(key)
+    if name == TREASURY:
+        return TREASURY_ID
+    return None  # escrow:<deal>
+
+
+def _missing(what: str, aggregate_id: str, referenced: bool) -> Exception:
+    if referenced:
+        return NotAllowed(f"there is no {what} {aggregate_id}")
+    return NotFound(f"there is no {what} {aggregate_id}")
+
+
+def _positive(amount: object, what: str, rule: str) -> None:
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
+        raise NotAllowed(f"{what} must be a positive whole number of chips ({rule})", rule)
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _topic(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
