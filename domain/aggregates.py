@@ -48,6 +48,7 @@ class _FactAggregate(Aggregate):
 
     class Event(Aggregate.Event):
         fact: dict[str, Any]
+        actor: str | None  # who sent the command: "player:<id>", "operator:<token>", ...
 
         def apply(self, aggregate: Any) -> None:
             aggregate.engine.apply(f.Fact.from_dict(type(self).__name__, self.fact))
@@ -56,9 +57,9 @@ class _FactAggregate(Aggregate):
         """A copy of the engine to decide on: a refusal then leaves the aggregate untouched."""
         return copy.deepcopy(self.engine)
 
-    def record(self, decided: list[f.Fact]) -> None:
+    def record(self, decided: list[f.Fact], actor: str | None = None) -> None:
         for fact in decided:
-            self.trigger_event(getattr(type(self), fact.type), fact=fact.to_dict())
+            self.trigger_event(getattr(type(self), fact.type), fact=fact.to_dict(), actor=actor)
 
 
 class DealAggregate(_FactAggregate):
@@ -69,6 +70,7 @@ class DealAggregate(_FactAggregate):
 
     class DealStarted(Aggregate.Created):
         fact: dict[str, Any]
+        actor: str | None
 
         def apply(self, aggregate: Any) -> None:
             aggregate.engine = Deal()
@@ -94,11 +96,12 @@ class DealAggregate(_FactAggregate):
     class DealVoided(_FactAggregate.Event): ...
 
     @classmethod
-    def begin(cls, decided: list[f.Fact]) -> DealAggregate:
+    def begin(cls, decided: list[f.Fact], actor: str | None = None) -> DealAggregate:
         opened = decided[0]
         assert isinstance(opened, f.DealStarted)
-        deal = cls._create(cls.DealStarted, id=UUID(opened.deal_id), fact=opened.to_dict())
-        deal.record(decided[1:])
+        deal = cls._create(cls.DealStarted, id=UUID(opened.deal_id), fact=opened.to_dict(),
+                           actor=actor)
+        deal.record(decided[1:], actor)
         return deal
 
 
@@ -110,6 +113,7 @@ class TableAggregate(_FactAggregate):
 
     class TableOpened(Aggregate.Created):
         fact: dict[str, Any]
+        actor: str | None
 
         def apply(self, aggregate: Any) -> None:
             aggregate.engine = Table()
@@ -139,11 +143,12 @@ class TableAggregate(_FactAggregate):
     class DealEnded(_FactAggregate.Event): ...
 
     @classmethod
-    def begin(cls, decided: list[f.Fact]) -> TableAggregate:
+    def begin(cls, decided: list[f.Fact], actor: str | None = None) -> TableAggregate:
         opened = decided[0]
         assert isinstance(opened, f.TableOpened)
-        table = cls._create(cls.TableOpened, id=UUID(opened.table_id), fact=opened.to_dict())
-        table.record(decided[1:])
+        table = cls._create(cls.TableOpened, id=UUID(opened.table_id), fact=opened.to_dict(),
+                            actor=actor)
+        table.record(decided[1:], actor)
         return table
 
 

@@ -155,7 +155,8 @@ class Ledger(Application[UUID]):
 
     def open_table(self, *, name: str, seats: Sequence[str], banker: str | None = None,
                    rules: Mapping[str, Any] | None = None,
-                   pack: Mapping[str, Any] | None = None, key: str | None = None) -> Outcome:
+                   pack: Mapping[str, Any] | None = None, key: str | None = None,
+                   actor: str | None = None) -> Outcome:
         request = {"name": name, "seats": list(seats), "banker": banker,
                    "rules": dict(rules or {}), "pack": dict(pack or {})}
 
@@ -165,80 +166,88 @@ class Ledger(Application[UUID]):
             table_id = str(uuid4())
             _, decided = Table.open(table_id=table_id, name=name, seats=seats, banker=banker,
                                     rules=rules, pack=pack, seed=self.new_seed())
-            table = TableAggregate.begin(decided)
+            table = TableAggregate.begin(decided, actor)
             kitty = Account.open(id=kitty_id(table_id), kind="kitty", owner=table_id,
                                  name=f"kitty of {name}") if table.engine.rules.shoot else None
-            return [table, kitty], {"table_id": table_id}
+            return [table, kitty], {"table_id": table_id, "version": table.version}
         return self._command("open_table", request, key, decide)
 
     def seat_player(self, table_id: str, player_id: str, after: str | None = None, *,
-                    key: str | None = None) -> Outcome:
+                    key: str | None = None, actor: str | None = None,
+                    expected_version: int | None = None) -> Outcome:
         def decide() -> Decision:
-            table = self.table(table_id)
+            table = self.table(table_id, expected_version)
             self.player_account(player_id, referenced=True)
-            table.record(table.trial().seat(player_id, after))
-            return [table], {"table_id": table_id}
+            table.record(table.trial().seat(player_id, after), actor)
+            return [table], {"table_id": table_id, "version": table.version}
         return self._command("seat_player", {"table_id": table_id, "player_id": player_id,
                                              "after": after}, key, decide)
 
-    def remove_player(self, table_id: str, player_id: str, *, key: str | None = None
+    def remove_player(self, table_id: str, player_id: str, *, key: str | None = None,
+                      actor: str | None = None, expected_version: int | None = None
                       ) -> Outcome:
         def decide() -> Decision:
-            table = self.table(table_id)
-            table.record(table.trial().leave(player_id))
-            return [table], {"table_id": table_id}
+            table = self.table(table_id, expected_version)
+            table.record(table.trial().leave(player_id), actor)
+            return [table], {"table_id": table_id, "version": table.version}
         return self._command("remove_player", {"table_id": table_id, "player_id": player_id},
                              key, decide)
 
     def put_up_kitty(self, table_id: str, player_id: str, amount: int, *,
-                     key: str | None = None) -> Outcome:
+                     key: str | None = None,
+        actor: str | None = None, expected_version: int | None = None) -> Outcome:
         def decide() -> Decision:
-            table = self.table(table_id)
+            table = self.table(table_id, expected_version)
             accounts = self._accounts_of([player_id], referenced=True)
             chips = accounts[UUID(player_id)].balance
             return self._table_change(table, table.trial().put_up_kitty(player_id, amount, chips),
-                                      accounts)
+                                      accounts, actor)
         return self._command("put_up_kitty", {"table_id": table_id, "player_id": player_id,
                                               "amount": amount}, key, decide)
 
     def sell_bank(self, table_id: str, buyer_id: str, price: int, *,
-                  key: str | None = None) -> Outcome:
+                  key: str | None = None,
+        actor: str | None = None, expected_version: int | None = None) -> Outcome:
         def decide() -> Decision:
-            table = self.table(table_id)
+            table = self.table(table_id, expected_version)
             accounts = self._accounts_of([buyer_id], referenced=True)
             chips = accounts[UUID(buyer_id)].balance
             return self._table_change(table, table.trial().sell_bank(buyer_id, price, chips),
-                                      accounts)
+                                      accounts, actor)
         return self._command("sell_bank", {"table_id": table_id, "buyer_id": buyer_id,
                                            "price": price}, key, decide)
 
-    def open_auction(self, table_id: str, player_id: str, *, key: str | None = None
+    def open_auction(self, table_id: str, player_id: str, *, key: str | None = None,
+        actor: str | None = None, expected_version: int | None = None
                      ) -> Outcome:
         def decide() -> Decision:
-            table = self.table(table_id)
-            return self._table_change(table, table.trial().open_auction(player_id), {})
+            table = self.table(table_id, expected_version)
+            return self._table_change(table, table.trial().open_auction(player_id), {}, actor)
         return self._command("open_auction", {"table_id": table_id, "player_id": player_id},
                              key, decide)
 
-    def bid(self, table_id: str, player_id: str, price: int, *, key: str | None = None
+    def bid(self, table_id: str, player_id: str, price: int, *, key: str | None = None,
+        actor: str | None = None, expected_version: int | None = None
             ) -> Outcome:
         def decide() -> Decision:
-            table = self.table(table_id)
+            table = self.table(table_id, expected_version)
             accounts = self._accounts_of([player_id], referenced=True)
             chips = accounts[UUID(player_id)].balance
-            return self._table_change(table, table.trial().bid(player_id, price, chips), {})
+            return self._table_change(table, table.trial().bid(player_id, price, chips), {},
+                                      actor)
         return self._command("bid", {"table_id": table_id, "player_id": player_id,
                                      "price": price}, key, decide)
 
-    def close_auction(self, table_id: str, player_id: str, *, key: str | None = None
+    def close_auction(self, table_id: str, player_id: str, *, key: str | None = None,
+        actor: str | None = None, expected_version: int | None = None
                       ) -> Outcome:
         def decide() -> Decision:
-            table = self.table(table_id)
+            table = self.table(table_id, expected_version)
             bidders = sorted({bidder for bidder, _ in table.engine.auction or []})
             accounts = self._accounts_of(bidders)
             chips = {bidder: accounts[UUID(bidder)].balance for bidder in bidders}
             decided = table.trial().close_auction(player_id, chips)
-            saved, result = self._table_change(table, decided, accounts)
+            saved, result = self._table_change(table, decided, accounts, actor)
             closed = decided[0]
             assert isinstance(closed, f.AuctionClosed)
             return saved, {**result, "sold_to": closed.sold_to, "price": closed.price}
@@ -246,60 +255,63 @@ class Ledger(Application[UUID]):
                              key, decide)
 
     def _table_change(self, table: TableAggregate, decided: list[f.Fact],
-                      accounts: dict[UUID, Account]) -> Decision:
+                      accounts: dict[UUID, Account], actor: str | None) -> Decision:
         first = table.version + 1
-        table.record(decided)
+        table.record(decided, actor)
         self._post(accounts, _postings_of(decided, table.id, first, None,
                                           table.engine.table_id))
-        return [table, *accounts.values()], {"table_id": table.engine.table_id}
+        return [table, *accounts.values()], {"table_id": table.engine.table_id,
+                                             "version": table.version}
 
     # --- deals -------------------------------------------------------------------------
 
     def start_deal(self, table_id: str, *, cards: Sequence[str] | None = None,
-                   key: str | None = None) -> Outcome:
+                   key: str | None = None, actor: str | None = None,
+                   expected_version: int | None = None) -> Outcome:
         def decide() -> Decision:
-            table = self.table(table_id)
+            table = self.table(table_id, expected_version)
             others = [p for p in table.engine.seats if p != table.engine.banker]
             accounts = self._accounts_of(others)
             chips = {p: accounts[UUID(p)].balance for p in others}
             deal_id = str(uuid4())
             deal_engine, table_facts, deal_facts = table.trial().start_deal(
                 deal_id=deal_id, chips=chips, seed=self.new_seed(), cards=cards)
-            table.record(table_facts)
-            deal = DealAggregate.begin(deal_facts)
-            saved = self._after_deal_facts(deal, table, deal_facts, 1, {})
-            return saved, {"deal_id": deal_id, "table_id": table_id}
+            table.record(table_facts, actor)
+            deal = DealAggregate.begin(deal_facts, actor)
+            saved = self._after_deal_facts(deal, table, deal_facts, 1, {}, actor)
+            return saved, {"deal_id": deal_id, "table_id": table_id, "version": deal.version}
         return self._command("start_deal", {"table_id": table_id, "cards": cards}, key, decide)
 
     def act(self, deal_id: str, player_id: str, action: str, *, hand: int | None = None,
             amount: int | None = None, cards: Sequence[str] | None = None,
-            key: str | None = None) -> Outcome:
+            key: str | None = None, actor: str | None = None,
+            expected_version: int | None = None) -> Outcome:
         """One action of a deal (API.md); chips are checked against the player's account."""
         request = {"deal_id": deal_id, "player_id": player_id, "action": action, "hand": hand,
                    "amount": amount, "cards": cards}
 
         def decide() -> Decision:
-            deal = self.deal(deal_id)
+            deal = self.deal(deal_id, expected_version)
             accounts = self._accounts_of([player_id], referenced=True)
             chips = accounts[UUID(player_id)].balance
             first = deal.version + 1
             decided = deal.trial().act(player_id, action, hand=hand, amount=amount,
                                        cards=cards, chips=chips)
-            deal.record(decided)
-            saved = self._after_deal_facts(deal, None, decided, first, accounts)
+            deal.record(decided, actor)
+            saved = self._after_deal_facts(deal, None, decided, first, accounts, actor)
             return saved, {"deal_id": deal_id, "version": deal.version}
         return self._command("act", request, key, decide)
 
     def _after_deal_facts(self, deal: DealAggregate, table: TableAggregate | None,
-                          decided: list[f.Fact], first: int, accounts: dict[UUID, Account]
-                          ) -> list[Aggregate | None]:
+                          decided: list[f.Fact], first: int, accounts: dict[UUID, Account],
+                          actor: str | None) -> list[Aggregate | None]:
         """Post the facts' chips; when the deal ended, the table takes back banker and pack."""
         engine = deal.engine
         self._post(accounts, _postings_of(decided, deal.id, first, engine.deal_id,
                                           engine.table_id))
         if engine.is_over:
             table = table or self.table(engine.table_id)
-            table.record(table.trial().end_deal(engine))
+            table.record(table.trial().end_deal(engine), actor)
         return [deal, table, *accounts.values()]
 
     # --- queries -----------------------------------------------------------------------
@@ -310,11 +322,11 @@ class Ledger(Application[UUID]):
             raise _missing("player", player_id, referenced)
         return account
 
-    def table(self, table_id: str) -> TableAggregate:
-        return self._load(TableAggregate, table_id, "table", False)
+    def table(self, table_id: str, expected_version: int | None = None) -> TableAggregate:
+        return _expect(self._load(TableAggregate, table_id, "table", False), expected_version)
 
-    def deal(self, deal_id: str) -> DealAggregate:
-        return self._load(DealAggregate, deal_id, "deal", False)
+    def deal(self, deal_id: str, expected_version: int | None = None) -> DealAggregate:
+        return _expect(self._load(DealAggregate, deal_id, "deal", False), expected_version)
 
     def account(self, account_id: UUID) -> Account:
         return self._load(Account, str(account_id), "account", False)
@@ -465,6 +477,14 @@ def _account_id(name: str) -> UUID | None:
     if name == TREASURY:
         return TREASURY_ID
     return None  # escrow:<deal>
+
+
+def _expect(aggregate: A, version: int | None) -> A:
+    """If-Match: refuse a command sent against a version that has since moved on."""
+    if version is not None and aggregate.version != version:
+        raise Conflict(f"it has changed since version {version} (now {aggregate.version}); "
+                       "read it again and decide again")
+    return aggregate
 
 
 def _missing(what: str, aggregate_id: str, referenced: bool) -> Exception:

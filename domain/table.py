@@ -40,6 +40,7 @@ class Table:
         self.deal_id: str | None = None
         self.auction: list[tuple[str, int]] | None = None  # bids in the order placed
         self.auction_failed = False  # closed without a sale: a kitty must come first (R9.10)
+        self.kitty_emptied = False  # the kitty ran empty in play at the end of a deal (R9.10)
         self.cuts: list[dict[str, str]] = []
         self.version = 0
 
@@ -177,9 +178,10 @@ class Table:
         if player_id != self.banker:
             raise NotAllowed(f"only the banker, {self.banker}, offers the bank for sale (R9.10)",
                              "R9.10")
-        if self.kitty > 0 or self.deals_played == 0:
-            raise NotNow("an auction opens only when the kitty is empty at the end of a deal "
-                         "(R9.10)", "R9.10")
+        if not self.kitty_emptied:
+            raise NotNow("an auction opens only when the kitty ran empty at the end of a deal; "
+                         "after a change of banker the new banker puts up a kitty (R9.10, "
+                         "R9.11)", "R9.10")
         if self.auction_failed:
             raise NotNow("nobody bid at the last auction: the banker must put up a new kitty "
                          "(R9.10)", "R9.10")
@@ -325,10 +327,11 @@ class Table:
 
     def _kitty(self, e: f.KittyPutUp) -> None:
         self.kitty = e.kitty_after
-        self.auction_failed = False
+        self.auction_failed = self.kitty_emptied = False
 
     def _sold(self, e: f.BankSold) -> None:
         self.banker, self.kitty, self.auction = e.buyer, 0, None
+        self.kitty_emptied = False
 
     def _auction_opened(self, e: f.AuctionOpened) -> None:
         self.auction = []
@@ -347,6 +350,8 @@ class Table:
     def _deal_ended(self, e: f.DealEnded) -> None:
         self.deal_id = None
         self.deals_played += 1
+        self.kitty_emptied = (self.rules.shoot and e.kitty_after == 0
+                              and e.next_banker == self.banker)
         self.banker, self.kitty = e.next_banker, e.kitty_after
         if e.pack_after is not None:
             self.pack = list(e.pack_after)
