@@ -2,7 +2,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench clean
+.PHONY: install run demo-game test lint bench clean
 
 install: $(STAMP)
 
@@ -13,7 +13,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The service on the embedded SQLite store at 127.0.0.1:8000, with a local treasurer token
+# printed (or PONTOON_TREASURER_TOKEN when set).
 run: install
+	$(BIN)/pontoon serve --migrate --print-treasurer-token
+
+demo-game: install
 	$(BIN)/pontoon demo
 
 test: install

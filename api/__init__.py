@@ -1,1 +1,70 @@
-"""HTTP interface: Flask app factory, schemas and one blueprint per resource."""
+"""The REST API of API.md: `create_app` builds the Flask app around one Ledger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import swagger_ui_bundle
+from flask import Flask, send_from_directory
+from flask_smorest import Api, Blueprint
+from webargs.flaskparser import FlaskParser
+from werkzeug import Response
+
+from api import errors
+from api.common import ProblemSchema
+from api.config import Settings
+from api.services import Services
+from domain.application import Ledger
+
+
+class Parser(FlaskParser):
+    """Malformed input is 400 (API.md); webargs' default 422 is kept for rule refusals."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+
+
+Blueprint.ARGUMENTS_PARSER = Parser()
+
+
+class PontoonApi(Api):  # type: ignore[misc]
+    ERROR_SCHEMA = ProblemSchema
+
+    def handle_http_exception(self, error):  # type: ignore[no-untyped-def]
+        return errors.http_problem(error)
+
+
+def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None) -> Flask:
+    """One app, and one Ledger application, per process (build it after any fork)."""
+    from api.deals.resources import blp as deals
+    from api.health.resources import blp as health
+    from api.players.resources import blp as players
+    from api.reads.resources import blp as reads
+    from api.tables.resources import blp as tables
+    from api.tokens.resources import blp as tokens
+
+    settings = settings or Settings.from_env()
+    app = Flask("pontoon")
+    app.config.update(
+        API_TITLE="Pontoon chip ledger", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/", OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs", OPENAPI_SWAGGER_UI_URL="/docs/assets/",
+        API_SPEC_OPTIONS={
+            "info": {"description": "An event-sourced chip ledger for Pontoon and Shoot "
+                                    "Pontoon. Rule ids (R4.3) refer to RULES.md."},
+            "components": {"securitySchemes": {"bearer": {"type": "http",
+                                                          "scheme": "bearer"}}},
+            "security": [{"bearer": []}]},
+    )
+    app.extensions["pontoon"] = Services(settings, ledger)
+    api = PontoonApi(app)
+    for blueprint in (players, tokens, tables, deals, reads, health):
+        api.register_blueprint(blueprint)
+    errors.register(app)
+    assets = Path(swagger_ui_bundle.swagger_ui_path)
+
+    @app.get("/docs/assets/<path:name>")
+    def swagger_assets(name: str) -> Response:
+        """Swagger UI is served by the app itself: no CDN."""
+        return send_from_directory(assets, name)
+
+    return app

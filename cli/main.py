@@ -43,6 +43,41 @@ def migrate() -> None:
     Console().print(f"migrated the {settings.store} store at {_where(settings)}")
 
 
+@main.command()
+@click.option("--host", default=None, help="Default: PONTOON_HOST or 127.0.0.1.")
+@click.option("--port", type=int, default=None, help="Default: PONTOON_PORT or 8000.")
+@click.option("--workers", type=int, default=2, show_default=True)
+@click.option("--threads", type=int, default=4, show_default=True)
+@click.option("--migrate/--no-migrate", "run_migrations", default=False,
+              help="Create the store's tables first (the embedded SQLite default does).")
+@click.option("--print-treasurer-token", is_flag=True,
+              help="Without PONTOON_TREASURER_TOKEN, make a treasurer token and print it.")
+def serve(host: str | None, port: int | None, workers: int, threads: int,
+          run_migrations: bool, print_treasurer_token: bool) -> None:
+    """Run the REST API under gunicorn."""
+    import secrets
+    from dataclasses import replace
+
+    from api.config import Settings
+    from api.server import serve as run
+    from api.store import migrate as run_migrations_now
+
+    settings = Settings.from_env()
+    console = Console()
+    if run_migrations:
+        run_migrations_now(settings)
+    if print_treasurer_token:
+        if settings.treasurer_token is None:
+            settings = replace(settings, treasurer_token="pt_" + secrets.token_urlsafe(32))
+            console.print(f"treasurer token (local use): [bold]{settings.treasurer_token}[/]")
+        else:
+            console.print("treasurer token: the one in PONTOON_TREASURER_TOKEN")
+    console.print(f"serving the {settings.store} store at {_where(settings)} on "
+                  f"http://{host or settings.host}:{port or settings.port} "
+                  f"(API docs at /docs)")
+    run(settings, host=host, port=port, workers=workers, threads=threads)
+
+
 @main.group()
 def tokens() -> None:
     """Bearer tokens for the REST API."""

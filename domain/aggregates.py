@@ -36,6 +36,12 @@ def token_id(token_hash: str) -> UUID:
     return uuid5(NAMESPACE_URL, f"/pontoon/tokens/{token_hash}")
 
 
+def posting_id(source_id: UUID, version: int, index: int) -> str:
+    """A posting's id: the event that carries it and its place there, so both accounts and
+    the deal agree on it."""
+    return str(uuid5(NAMESPACE_URL, f"/pontoon/postings/{source_id}:{version}:{index}"))
+
+
 def receipt_id(key: str) -> UUID:
     return uuid5(NAMESPACE_URL, f"/pontoon/idempotency/{key}")
 
@@ -67,13 +73,14 @@ class DealAggregate(_FactAggregate):
 
     if TYPE_CHECKING:
         engine: Deal
+        ended: dict[str, Any]  # when and at which version the deal settled or was void
 
     class DealStarted(Aggregate.Created):
         fact: dict[str, Any]
         actor: str | None
 
         def apply(self, aggregate: Any) -> None:
-            aggregate.engine = Deal()
+            aggregate.engine, aggregate.ended = Deal(), None
             aggregate.engine.apply(f.Fact.from_dict("DealStarted", self.fact))
 
     class CardDealt(_FactAggregate.Event): ...
@@ -92,8 +99,16 @@ class DealAggregate(_FactAggregate):
     class PlayersTurnsBegan(_FactAggregate.Event): ...
     class BankerTurnBegan(_FactAggregate.Event): ...
     class BankerStayed(_FactAggregate.Event): ...
-    class DealSettled(_FactAggregate.Event): ...
-    class DealVoided(_FactAggregate.Event): ...
+
+    class DealSettled(_FactAggregate.Event):
+        def apply(self, aggregate: Any) -> None:
+            super().apply(aggregate)
+            aggregate.ended = {"at": self.timestamp.isoformat(), "version": self.originator_version}
+
+    class DealVoided(_FactAggregate.Event):
+        def apply(self, aggregate: Any) -> None:
+            super().apply(aggregate)
+            aggregate.ended = {"at": self.timestamp.isoformat(), "version": self.originator_version}
 
     @classmethod
     def begin(cls, decided: list[f.Fact], actor: str | None = None) -> DealAggregate:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
-from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+from uuid import UUID, uuid4
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate
@@ -36,6 +36,9 @@ from domain.aggregates import (
     kitty_id,
     receipt_id,
     token_id,
+)
+from domain.aggregates import (
+    posting_id as new_posting_id,
 )
 from domain.errors import Conflict, NotAllowed, NotFound
 from domain.ledger import TREASURY, Posting, player_account
@@ -84,13 +87,20 @@ class Ledger(Application[UUID]):
 
     # --- players and chips -------------------------------------------------------------
 
-    def register_player(self, name: str, *, key: str | None = None) -> Outcome:
+    def register_player(self, name: str, *, key: str | None = None,
+                        with_token: bool = False) -> Outcome:
+        """A player and their chip account; with a bearer token of their own if asked."""
         def decide() -> Decision:
             player_id = uuid4()
             account = Account.open(id=player_id, kind="player", owner=str(player_id),
                                    name=name)
-            return [account], {"id": str(player_id), "name": name}
-        return self._command("register_player", {"name": name}, key, decide)
+            if not with_token:
+                return [account], {"id": str(player_id), "name": name}
+            secret = "pt_" + secrets.token_urlsafe(32)
+            token = Token.issue(_hash(secret), "player", str(player_id))
+            return [account, token], {"id": str(player_id), "name": name, "token": secret}
+        return self._command("register_player", {"name": name, "with_token": with_token}, key,
+                             decide, secret=("token",))
 
     def buy_in(self, player_id: str, amount: int, *, key: str | None = None) -> Outcome:
         """The treasurer issues chips to a player (R11.1)."""
@@ -112,7 +122,7 @@ class Ledger(Application[UUID]):
                 Posting(player_account(player_id), TREASURY, amount, "R11.1",
                         f"the treasurer redeems {amount} chips from {name}")
             accounts = {player.id: player, treasury.id: treasury}
-            [posting_id] = self._post(accounts, [(posting, f"{player.id}:{player.version + 1}:0",
+            [posting_id] = self._post(accounts, [(posting, (player.id, player.version + 1, 0),
                                                   None, None)])
             return list(accounts.values()), {"posting_id": posting_id, "balance": player.balance,
                                              "player_id": player_id}
@@ -433,11 +443,12 @@ class Ledger(Application[UUID]):
         return accounts
 
     def _post(self, accounts: dict[UUID, Account],
-              postings: Iterable[tuple[Posting, str, str | None, str | None]]) -> list[str]:
+              postings: Iterable[tuple[Posting, tuple[UUID, int, int], str | None, str | None]]
+              ) -> list[str]:
         """Debit and credit each posting's accounts; the escrow lives in its deal."""
         ids = []
         for posting, source, deal_id, table_id in postings:
-            posting_id = str(uuid5(NAMESPACE_URL, f"/pontoon/postings/{source}"))
+            posting_id = new_posting_id(*source)
             ids.append(posting_id)
             for credit, name in ((False, posting.from_account), (True, posting.to_account)):
                 account_id = _account_id(name)
@@ -457,13 +468,13 @@ class Ledger(Application[UUID]):
 
 def _postings_of(decided: list[f.Fact], source_id: UUID, first_version: int,
                  deal_id: str | None, table_id: str | None
-                 ) -> list[tuple[Posting, str, str | None, str | None]]:
+                 ) -> list[tuple[Posting, tuple[UUID, int, int], str | None, str | None]]:
     """Each posting with a stable id source: the event that carries it and its place there."""
     out = []
     for offset, fact in enumerate(decided):
         carried = [fact.posting] if hasattr(fact, "posting") else getattr(fact, "postings", [])
         for index, posting in enumerate(carried):
-            out.append((posting, f"{source_id}:{first_version + offset}:{index}", deal_id,
+            out.append((posting, (source_id, first_version + offset, index), deal_id,
                         table_id))
     return out
 

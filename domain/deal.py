@@ -182,11 +182,11 @@ class Deal(DealState):
     def _bust_postings(self, player: str, index: int, hand: Hand) -> list[Posting]:
         """R4.7: the banker takes the stake at once; R9.7: the shoot bet goes to the kitty."""
         postings = [Posting(self.escrow, player_account(self.banker), hand.stake, "R4.7",
-                            f"{player}'s hand {index} is bust: the banker takes its stake of "
+                            f"hand {index} is bust: the banker takes its stake of "
                             f"{hand.stake}", index)]
         if hand.shoot_bet:
             postings.append(Posting(self.escrow, self.kitty_account, hand.shoot_bet, "R9.7",
-                                    f"{player}'s hand {index} is bust: its shoot bet of "
+                                    f"hand {index} is bust: its shoot bet of "
                                     f"{hand.shoot_bet} goes into the kitty", index))
         return postings
 
@@ -254,7 +254,7 @@ class Deal(DealState):
         self._afford(player, amount, chips)
         self._emit(f.StakePlaced(player, amount, Posting(
             player_account(player), self.escrow, amount, "R3.5",
-            f"{player} stakes {amount} on the first card", 0)))
+            f"a stake of {amount} on the first card", 0)))
         self._continue(supply)
 
     def _double(self, player: str, hand: int | None, amount: int | None, chips: int | None,
@@ -291,7 +291,7 @@ class Deal(DealState):
             self._afford(player, amount, chips)
             self._emit(f.ShootBetPlaced(player, 0, amount, "first_round", Posting(
                 player_account(player), self.escrow, amount, "R9.3",
-                f"{player} shoots {amount} against the kitty in the first shoot round", 0)))
+                f"a shoot bet of {amount} against the kitty in the first shoot round", 0)))
             if self.phase == SHOOTING and self.shoot_room() == 0:
                 assert self.turn_index is not None
                 for passed in self.order[self.turn_index:]:
@@ -311,7 +311,7 @@ class Deal(DealState):
         index = self.turn_hand
         self._emit(f.ShootBetPlaced(player, index, amount, "fourth_card", Posting(
             player_account(player), self.escrow, amount, "R9.5",
-            f"{player} shoots {amount} before hand {index}'s fourth card", index)))
+            f"a shoot bet of {amount} before hand {index}'s fourth card", index)))
 
     def _pass(self, player: str, hand: int | None, amount: int | None, chips: int | None,
               supply: CardSupply) -> None:
@@ -350,12 +350,12 @@ class Deal(DealState):
         index = self.turn_hand
         self._emit(f.HandSplit(player, index, current.initial, Posting(
             player_account(player), self.escrow, current.initial, "R5.1",
-            f"{player} splits hand {index} and stakes {current.initial} on the new hand",
+            f"hand {index} splits: a second stake of {current.initial} on the new hand",
             index + 1)))
         if amount:
             self._emit(f.ShootBetPlaced(player, index + 1, amount, "split", Posting(
                 player_account(player), self.escrow, amount, "R9.6",
-                f"{player} shoots {amount} on the new hand {index + 1} when splitting",
+                f"a shoot bet of {amount} on the new hand {index + 1} when splitting",
                 index + 1)))
         self._deal(player, index, False, "R5.2", supply)
         self._deal(player, index + 1, False, "R5.2", supply)
@@ -402,7 +402,7 @@ class Deal(DealState):
         index = self.turn_hand
         self._emit(f.CardBought(player, index, amount, Posting(
             player_account(player), self.escrow, amount, "R4.3",
-            f"{player} buys the {nth} card of hand {index} for {amount}", index)))
+            f"hand {index} buys its {nth} card for {amount}", index)))
         self._deal(player, index, False, "R4.3", supply)
         self._formed(player, index)
         self._next_turn()

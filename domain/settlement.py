@@ -48,7 +48,7 @@ def settle(deal: DealState) -> f.DealSettled:
         if hand.status == BUST:
             if deal.doubled:
                 postings.append(Posting(account, banker, hand.stake, "R10.3",
-                                        f"the banker doubled: {player}'s bust hand {index} pays "
+                                        f"the banker doubled: bust hand {index} pays "
                                         f"a second stake of {hand.stake}", index))
             results.append(_result(player, index, hand, "bust", 1, "R4.7",
                                    f"{words}: the stake went to the banker at once"))
@@ -61,7 +61,7 @@ def settle(deal: DealState) -> f.DealSettled:
     next_banker, passed_by = _next_banker(deal, banker_grade)
     if passed_by and kitty > 0:
         postings.append(Posting(deal.kitty_account, banker, kitty, "R9.11",
-                                f"the bank passes to {next_banker}: {deal.banker} takes the "
+                                f"a pontoon takes the bank: the old banker takes the "
                                 f"{kitty} left in the kitty", None))
         kitty = 0
     held = banker_grade is not None or any(
@@ -143,15 +143,16 @@ def _pay(deal: DealState, player: str, index: int, hand: Hand, verdict: _Verdict
         extra = combined * (verdict.multiplier - 1)
         if extra:
             out.append(Posting(account, banker, extra, rule,
-                               f"{player} pays a further {extra}, making "
-                               f"{_times(verdict.multiplier)} of {combined} (stake and shoot "
-                               f"bet): {why}", index))
+                               f"the player pays a further {extra}, making "
+                               f"{_times(verdict.multiplier)} of {combined}"
+                               + (" (stake and shoot bet)" if shoot else "") + f": {why}",
+                               index))
         return out
     else:
         out.append(Posting(deal.escrow, banker, stake, rule, f"stake lost: {why}", index))
         if verdict.multiplier > 1:
             out.append(Posting(account, banker, stake * (verdict.multiplier - 1), rule,
-                               f"{player} pays a further {stake * (verdict.multiplier - 1)}: "
+                               f"the player pays a further {stake * (verdict.multiplier - 1)}: "
                                f"{why}", index))
     if shoot:
         if verdict.wins:

@@ -157,7 +157,7 @@ class Table:
         words = "puts up a kitty of" if rule == "R9.1" else "tops up the kitty by"
         return self._record(f.KittyPutUp(player_id, amount, self.kitty + amount, rule, Posting(
             player_account(player_id), kitty_account(self.table_id), amount, rule,
-            f"the banker {player_id} {words} {amount}")))
+            f"the banker {words} {amount}")))
 
     def sell_bank(self, buyer: str, price: int, chips: int | None = None) -> list[f.Fact]:
         """R8.2: after any deal the banker sells the bank to a seated player who holds the price."""
@@ -284,10 +284,10 @@ class Table:
     def _sale(self, buyer: str, price: int, rule: str) -> list[f.Fact]:
         seller = self.banker
         postings = [Posting(player_account(buyer), player_account(seller), price, rule,
-                            f"{buyer} buys the bank from {seller} for {price}")]
+                            f"the bank is sold for {price}")]
         if self.kitty:
             postings.append(Posting(kitty_account(self.table_id), player_account(seller),
-                                    self.kitty, "R9.11", f"the bank passes to {buyer}: {seller} "
+                                    self.kitty, "R9.11", f"the bank is sold: the old banker "
                                     f"takes the {self.kitty} left in the kitty"))
         return [f.BankSold(seller, buyer, price, rule, postings)]
 

@@ -65,3 +65,29 @@ def ledger(store_settings: Settings) -> Iterator[Ledger]:
     app = build_ledger(store_settings)
     yield app
     app.close()
+
+
+TREASURER_TOKEN = "pt_test_treasurer_token"
+
+
+@pytest.fixture
+def app(store_settings: Settings):  # type: ignore[no-untyped-def]
+    """The Flask app on each store, with a bootstrap treasurer token (TREASURER_TOKEN)."""
+    from dataclasses import replace
+
+    from api import create_app
+
+    flask_app = create_app(replace(store_settings, treasurer_token=TREASURER_TOKEN))
+    yield flask_app
+    flask_app.extensions["pontoon"].ledger.close()
+
+
+@pytest.fixture
+def client(app):  # type: ignore[no-untyped-def]
+    return app.test_client()
+
+
+@pytest.fixture
+def treasurer() -> dict[str, str]:
+    """Headers of the bootstrap treasurer."""
+    return {"Authorization": f"Bearer {TREASURER_TOKEN}"}

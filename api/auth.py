@@ -1,0 +1,57 @@
+"""Bearer tokens and roles (API.md, Authentication and roles)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app, g, request
+
+from api.errors import Forbidden, Unauthorized
+
+STAFF = ("treasurer", "operator")
+
+
+@dataclass(frozen=True)
+class Principal:
+    id: str  # "treasurer:<token id>", "operator:<token id>" or "player:<player id>"
+    role: str
+    player_id: str | None
+
+    @property
+    def is_staff(self) -> bool:
+        return self.role in STAFF
+
+
+def principal() -> Principal:
+    """Who sent this request; 401 without a known bearer token."""
+    if "principal" in g:
+        return g.principal  # type: ignore[no-any-return]
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("send Authorization: Bearer <token>")
+    services = current_app.extensions["pontoon"]
+    found = services.principal(token.strip())
+    if found is None:
+        raise Unauthorized("this token is not known to the ledger")
+    g.principal = found
+    return found
+
+
+def require(*roles: str) -> Principal:
+    """The principal, if its role is one of `roles` (treasurer may do what an operator may)."""
+    who = principal()
+    allowed = set(roles) | ({"treasurer"} if "operator" in roles else set())
+    if who.role not in allowed:
+        raise Forbidden(f"a {who.role} may not do this; it needs: {', '.join(sorted(allowed))}")
+    return who
+
+
+def require_self_or(player_id: str, *roles: str) -> Principal:
+    """Staff in `roles`, or the player `player_id` acting for themselves."""
+    who = principal()
+    if who.role == "player":
+        if who.player_id != player_id:
+            raise Forbidden("a player acts and sees only for their own seat")
+        return who
+    return require(*roles)

@@ -1,0 +1,58 @@
+"""A deal as API.md shows it to one viewer: face-down cards are secret (API.md).
+
+A face-down card is shown only to its holder, and in recorded mode to staff, who enter the
+cards at the physical table; every other viewer, the treasurer included, sees null. Once
+the deal is settled or void every card is shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.auth import Principal
+from domain.aggregates import DealAggregate, posting_id
+
+
+def _cards(cards: list[str], face_up: list[bool], visible: bool) -> list[str | None]:
+    return [card if up or visible else None for card, up in zip(cards, face_up, strict=True)]
+
+
+def deal_view(deal: DealAggregate, viewer: Principal, position: int | None) -> dict[str, Any]:
+    engine = deal.engine
+    recorded_staff = engine.pack is None and viewer.is_staff
+
+    def sees(holder: str) -> bool:
+        return recorded_staff or (viewer.role == "player" and viewer.player_id == holder)
+
+    turn = engine.turn
+    return {
+        "id": engine.deal_id, "table_id": engine.table_id, "number": engine.number,
+        "phase": engine.phase,
+        "turn": {"player_id": turn[0], "hand": turn[1]} if turn else None,
+        "banker": {"player_id": engine.banker, "doubled": engine.doubled,
+                   "cards": _cards(engine.banker_cards, engine.banker_face_up,
+                                   sees(engine.banker))},
+        "players": [
+            {"player_id": player, "hands": [
+                {"cards": _cards(hand.cards, hand.face_up, sees(player)), "stake": hand.stake,
+                 "shoot_bet": hand.shoot_bet, "status": hand.status,
+                 "bought": list(hand.bought), "twisted": hand.twisted}
+                for hand in engine.hands[player]]}
+            for player in engine.order],
+        "kitty": engine.kitty if engine.rules.shoot else 0,
+        "commitment": engine.commitment,
+        "settlement": _settlement(deal) if engine.settlement is not None else None,
+        "void_reason": engine.void_reason,
+        "version": deal.version, "position": position,
+    }
+
+
+def _settlement(deal: DealAggregate) -> dict[str, Any]:
+    settled = deal.engine.settlement
+    assert settled is not None and deal.ended is not None
+    version = deal.ended["version"]
+    return {"postings": [
+        {"id": posting_id(deal.id, version, index), "at": deal.ended["at"], "position": None,
+         "from_account": p.from_account, "to_account": p.to_account, "amount": p.amount,
+         "rule": p.rule, "deal_id": deal.engine.deal_id, "hand": p.hand, "reason": p.reason}
+        for index, p in enumerate(settled.postings)]}

@@ -1,0 +1,51 @@
+"""Deals: the live view and the actions of API.md (R3–R10)."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from api.auth import Forbidden, principal
+from api.common import etag, idempotency_key, if_match, ledger
+from api.deals.presenter import deal_view
+from api.deals.schemas import ActionSchema, DealSchema
+
+blp = Blueprint("deals", __name__, url_prefix="/v1/deals", description="Deals and actions")
+
+Viewed = tuple[dict[str, Any], int, dict[str, str]]
+
+
+@blp.route("/<uuid:deal_id>")
+class DealResource(MethodView):
+    @blp.response(200, DealSchema)
+    def get(self, deal_id: UUID) -> Viewed:
+        """The deal as this viewer may see it: others' face-down cards are null."""
+        who = principal()
+        deal = ledger().deal(str(deal_id))
+        engine = deal.engine
+        if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
+            raise Forbidden("a player sees only the deals they play in")
+        return deal_view(deal, who, None), 200, etag(deal.version)
+
+
+@blp.route("/<uuid:deal_id>/actions")
+class Actions(MethodView):
+    @blp.arguments(ActionSchema)
+    @blp.response(200, DealSchema)
+    def post(self, body: dict[str, Any], deal_id: UUID) -> Viewed:
+        """One action of a player or the banker; the service deals the cards it needs."""
+        who = principal()
+        player_id = str(body["player_id"])
+        if who.role == "player" and who.player_id != player_id:
+            raise Forbidden("a player acts only for their own seat")
+        cards = body.get("cards")
+        if body.get("card") is not None:
+            cards = [body["card"], *(cards or [])]
+        outcome = ledger().act(str(deal_id), player_id, body["action"], hand=body.get("hand"),
+                               amount=body.get("amount"), cards=cards, key=idempotency_key(),
+                               actor=who.id, expected_version=if_match())
+        deal = ledger().repository.get(deal_id, version=outcome.result["version"])
+        return deal_view(deal, who, outcome.position), 200, etag(deal.version)

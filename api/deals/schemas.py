@@ -1,0 +1,83 @@
+from marshmallow import Schema, fields, validate
+
+from api.players.schemas import AMOUNT_MAX
+from domain.deal import ACTIONS
+
+CARD = fields.String(allow_none=True, metadata={
+    "description": "R1.3 notation (AS, 10H); null where the card is face down to this viewer"})
+
+
+class ActionSchema(Schema):
+    player_id = fields.UUID(required=True, metadata={"description": "who acts; the banker "
+                                                                     "names themselves"})
+    action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
+    hand = fields.Integer(strict=True, validate=validate.Range(min=0, max=3), metadata={
+        "description": "default: the hand in play"})
+    amount = fields.Integer(strict=True, validate=validate.Range(max=AMOUNT_MAX), metadata={
+        "description": "stake, buy and shoot; a new shoot bet for split (R9.6)"})
+    card = fields.String(validate=validate.Length(max=3), metadata={
+        "description": "recorded mode: the card dealt"})
+    cards = fields.List(fields.String(validate=validate.Length(max=3)),
+                        validate=validate.Length(max=104), metadata={
+                            "description": "recorded mode: every card the action deals, in "
+                                           "order (the second round, two after a split)"})
+
+
+class TurnSchema(Schema):
+    player_id = fields.String(required=True)
+    hand = fields.Integer(required=True)
+
+
+class BankerSchema(Schema):
+    player_id = fields.String(required=True)
+    cards = fields.List(CARD, required=True)
+    doubled = fields.Boolean(required=True)
+
+
+class HandSchema(Schema):
+    cards = fields.List(CARD, required=True)
+    stake = fields.Integer(required=True)
+    shoot_bet = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(
+        ["open", "stuck", "bust", "five_card_trick", "pontoon", "royal_pontoon"]))
+    bought = fields.List(fields.Integer(), required=True)
+    twisted = fields.Boolean(required=True)
+
+
+class SeatHandsSchema(Schema):
+    player_id = fields.String(required=True)
+    hands = fields.List(fields.Nested(HandSchema), required=True)
+
+
+class PostingSchema(Schema):
+    id = fields.String(required=True)
+    at = fields.String(allow_none=True)
+    position = fields.Integer(allow_none=True)
+    from_account = fields.String(required=True)
+    to_account = fields.String(required=True)
+    amount = fields.Integer(required=True)
+    rule = fields.String(required=True)
+    deal_id = fields.String(allow_none=True)
+    hand = fields.Integer(allow_none=True)
+    reason = fields.String(required=True)
+
+
+class SettlementSchema(Schema):
+    postings = fields.List(fields.Nested(PostingSchema), required=True)
+
+
+class DealSchema(Schema):
+    id = fields.String(required=True)
+    table_id = fields.String(required=True)
+    number = fields.Integer(required=True)
+    phase = fields.String(required=True, validate=validate.OneOf(
+        ["staking", "doubling", "shooting", "playing", "banker", "settled", "void"]))
+    turn = fields.Nested(TurnSchema, allow_none=True, required=True)
+    banker = fields.Nested(BankerSchema, required=True)
+    players = fields.List(fields.Nested(SeatHandsSchema), required=True)
+    kitty = fields.Integer(required=True)
+    commitment = fields.String(allow_none=True)
+    settlement = fields.Nested(SettlementSchema, allow_none=True, required=True)
+    void_reason = fields.String(allow_none=True)
+    version = fields.Integer(required=True)
+    position = fields.Integer(allow_none=True)

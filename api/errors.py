@@ -1,0 +1,90 @@
+"""Every error becomes application/problem+json (RFC 9457) here, and only here.
+
+Domain refusals carry their status (409 not now, 422 a rule refuses, 404 unknown) and the
+rule id; malformed input is 400 with field `errors`; anything unexpected is logged and
+answered 500 without details.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, Response, json
+from werkzeug.exceptions import HTTPException
+
+from domain.errors import PontoonError
+
+PROBLEM = "application/problem+json"
+log = logging.getLogger("pontoon.api")
+
+
+class Forbidden(Exception):
+    """The principal's role or seat does not allow this (403)."""
+
+
+class Unauthorized(Exception):
+    """No bearer token, or one the ledger does not know (401)."""
+
+
+def problem(status: int, detail: str, *, rule: str | None = None,
+            errors: Any = None, headers: dict[str, str] | None = None) -> Response:
+    phrase = HTTPStatus(status).phrase
+    body: dict[str, Any] = {"type": f"https://pontoon.example/problems/{status}",
+                            "title": phrase, "status": status, "detail": detail}
+    if rule is not None:
+        body["rule"] = rule
+    if errors is not None:
+        body["errors"] = errors
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def http_problem(error: HTTPException) -> Response:
+    """Werkzeug's errors, and webargs' validation errors (their field messages)."""
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    errors = data.get("errors") or data.get("messages")
+    if status == 422 and errors is not None:
+        status = 400  # malformed input, by API.md; 422 is kept for rule refusals
+    detail = data.get("message") or error.description or HTTPStatus(status).phrase
+    if errors is not None and detail == error.description:
+        detail = "the request is malformed: see `errors` for each field"
+    headers = dict(data.get("headers") or {})
+    if status == 405 and error.get_response().headers.get("Allow"):
+        headers["Allow"] = error.get_response().headers["Allow"]
+    return problem(status, str(detail), errors=_plain(errors), headers=headers)
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(PontoonError)
+    def refused(error: PontoonError) -> Response:
+        return problem(error.status, error.message, rule=error.rule)
+
+    @app.errorhandler(Unauthorized)
+    def unauthorized(error: Unauthorized) -> Response:
+        return problem(401, str(error), headers={"WWW-Authenticate": "Bearer"})
+
+    @app.errorhandler(Forbidden)
+    def forbidden(error: Forbidden) -> Response:
+        return problem(403, str(error))
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> Response:
+        if isinstance(error, HTTPException):
+            return http_problem(error)
+        log.exception("unexpected error")
+        return problem(500, "the service failed; the command was not recorded")
+
+
+def _plain(errors: Any) -> Any:
+    """webargs nests messages under the location (`json`, `query`); keep the fields."""
+    if isinstance(errors, dict) and len(errors) == 1:
+        (location, fields), = errors.items()
+        if location in ("json", "query", "headers", "path", "view_args") \
+                and isinstance(fields, dict):
+            return fields
+    return errors

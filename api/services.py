@@ -1,0 +1,45 @@
+"""What a running API needs: settings and the one Ledger application of this process."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from api.auth import Principal
+from api.config import Settings
+from api.store import build_ledger
+from domain.application import Ledger
+from domain.errors import PontoonError
+
+
+class Services:
+    def __init__(self, settings: Settings, ledger: Ledger | None = None) -> None:
+        self.settings = settings
+        self.ledger = ledger or build_ledger(settings)
+        self._principals: dict[str, Principal] = {}
+        self._lock = threading.Lock()
+        if settings.treasurer_token:
+            self.adopt_treasurer_token(settings.treasurer_token)
+
+    def adopt_treasurer_token(self, token: str) -> None:
+        """The first treasurer comes from PONTOON_TREASURER_TOKEN (API.md)."""
+        if self.ledger.principal(token) is None:
+            # Several workers may start at once: whoever records it first wins.
+            with contextlib.suppress(PontoonError):
+                self.ledger.create_token("treasurer", token=token)
+
+    def principal(self, token: str) -> Principal | None:
+        """Tokens never change once issued, so a found principal is cached."""
+        cached = self._principals.get(token)
+        if cached is not None:
+            return cached
+        found = self.ledger.principal(token)
+        if found is None:
+            return None
+        who = Principal(f"player:{found.player_id}" if found.role == "player"
+                        else f"{found.role}:{found.id}", found.role, found.player_id)
+        with self._lock:
+            if len(self._principals) > 10_000:
+                self._principals.clear()
+            self._principals[token] = who
+        return who

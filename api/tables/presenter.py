@@ -1,0 +1,22 @@
+"""A table as API.md shows it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.aggregates import TableAggregate
+
+
+def table_view(table: TableAggregate, position: int | None) -> dict[str, Any]:
+    engine = table.engine
+    return {
+        "id": engine.table_id, "name": engine.name, "seats": list(engine.seats),
+        "banker": engine.banker, "rules": engine.rules.to_dict(),
+        "kitty": engine.kitty if engine.rules.shoot else 0, "deal_id": engine.deal_id,
+        "deals_played": engine.deals_played,
+        "pack": {"mode": engine.pack_mode, "commitment": engine.commitment,
+                 "revealed": list(engine.revealed)},
+        "auction": None if engine.auction is None else
+        [{"player_id": bidder, "price": price} for bidder, price in engine.auction],
+        "version": table.version, "position": position,
+    }

@@ -1,0 +1,106 @@
+from marshmallow import Schema, fields, validate
+
+from api.players.schemas import AMOUNT_MAX
+from domain.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
+
+_amount = dict(strict=True, validate=validate.Range(max=AMOUNT_MAX))
+
+
+class RulesSchema(Schema):
+    """R3.3 and the variations of R10; every field defaults as in API.md."""
+
+    min_stake = fields.Integer(load_default=1, **_amount)
+    max_stake = fields.Integer(load_default=10, **_amount)
+    shoot = fields.Boolean(load_default=False)
+    kitty_min = fields.Integer(load_default=10, **_amount)
+    kitty_max = fields.Integer(load_default=100, **_amount)
+    packs = fields.Integer(load_default=1, strict=True, validate=validate.OneOf([1, 2]))
+    split = fields.String(load_default="pairs", validate=validate.OneOf(SPLIT_OPTIONS))
+    stick_minimum = fields.Integer(load_default=15, strict=True,
+                                   validate=validate.OneOf([15, 16]))
+    banker_may_double = fields.Boolean(load_default=False)
+    pontoon_pays = fields.Integer(load_default=2, strict=True,
+                                  validate=validate.OneOf([1, 2, 3]))
+    banker_pontoon_collects = fields.Integer(load_default=2, strict=True,
+                                             validate=validate.OneOf([1, 2]))
+    no_fifth_card_buy_on_low_four = fields.Boolean(load_default=False)
+    royal_pontoon = fields.Boolean(load_default=False)
+    pontoon_kinds = fields.String(load_default="plain", validate=validate.OneOf(PONTOON_KINDS))
+    burn = fields.String(load_default="off", validate=validate.OneOf(BURN_OPTIONS))
+
+
+class PackSchema(Schema):
+    mode = fields.String(load_default="shuffled",
+                         validate=validate.OneOf(["shuffled", "ordered", "recorded"]))
+    cards = fields.List(fields.String(validate=validate.Length(max=3)),
+                        validate=validate.Length(max=104))
+
+
+class TableCreateSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    seats = fields.List(fields.UUID(), required=True, validate=validate.Length(max=60),
+                        metadata={"description": "player ids in clockwise order, 2 or more"})
+    banker = fields.UUID(allow_none=True, metadata={
+        "description": "omitted: the players cut for the bank (R3.2)"})
+    rules = fields.Nested(RulesSchema, load_default=dict)
+    pack = fields.Nested(PackSchema, load_default=dict)
+
+
+class PackViewSchema(Schema):
+    mode = fields.String(required=True)
+    commitment = fields.String(allow_none=True, metadata={
+        "description": "SHA-256 of the current pack's secret seed (R1.7)"})
+    revealed = fields.List(fields.Dict(), metadata={
+        "description": "earlier packs' commitments with their now public seeds"})
+
+
+class TableSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    seats = fields.List(fields.String(), required=True)
+    banker = fields.String(required=True)
+    rules = fields.Nested(RulesSchema, required=True)
+    kitty = fields.Integer(required=True)
+    deal_id = fields.String(allow_none=True)
+    deals_played = fields.Integer(required=True)
+    pack = fields.Nested(PackViewSchema, required=True)
+    auction = fields.List(fields.Dict(), allow_none=True, metadata={
+        "description": "bids of an open auction of the bank (R9.10), else null"})
+    version = fields.Integer(required=True)
+    position = fields.Integer(allow_none=True)
+
+
+class SeatSchema(Schema):
+    player_id = fields.UUID(required=True)
+    after = fields.UUID(allow_none=True, metadata={"description": "default: the last seat"})
+
+
+class KittySchema(Schema):
+    amount = fields.Integer(required=True, **_amount)
+
+
+class BankSaleSchema(Schema):
+    buyer_id = fields.UUID(required=True)
+    price = fields.Integer(required=True, **_amount)
+
+
+class EmptySchema(Schema):
+    pass
+
+
+class BidSchema(Schema):
+    player_id = fields.UUID(required=True)
+    price = fields.Integer(required=True, **_amount)
+
+
+class AuctionClosedSchema(Schema):
+    sold_to = fields.String(allow_none=True, required=True)
+    price = fields.Integer(allow_none=True)
+    position = fields.Integer(allow_none=True)
+
+
+class DealCreateSchema(Schema):
+    cards = fields.List(fields.String(validate=validate.Length(max=3)),
+                        validate=validate.Length(max=104), metadata={
+                            "description": "recorded mode only: the first card of each player "
+                                           "and the banker, in dealing order (R3.4)"})
