@@ -10,9 +10,15 @@ from flask_smorest import Blueprint
 
 from api.auth import require, require_self_or
 from api.common import etag, idempotency_key, ledger, positioned
-from api.players.schemas import (AmountSchema, BalanceQuerySchema, BalanceSchema,
-                                 ChipsMovedSchema, PlayerCreatedSchema, PlayerCreateSchema,
-                                 PlayerSchema)
+from api.players.schemas import (
+    AmountSchema,
+    BalanceQuerySchema,
+    BalanceSchema,
+    ChipsMovedSchema,
+    PlayerCreatedSchema,
+    PlayerCreateSchema,
+    PlayerSchema,
+)
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Players and chips")
 

@@ -13,9 +13,17 @@ from api.common import etag, idempotency_key, if_match, ledger
 from api.deals.presenter import deal_view
 from api.deals.schemas import DealSchema
 from api.tables.presenter import table_view
-from api.tables.schemas import (AuctionClosedSchema, BankSaleSchema, BidSchema,
-                                DealCreateSchema, EmptySchema, KittySchema, SeatSchema,
-                                TableCreateSchema, TableSchema)
+from api.tables.schemas import (
+    AuctionClosedSchema,
+    BankSaleSchema,
+    BidSchema,
+    DealCreateSchema,
+    EmptySchema,
+    KittySchema,
+    SeatSchema,
+    TableCreateSchema,
+    TableSchema,
+)
 from domain.application import Outcome
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables")
