@@ -23,6 +23,12 @@ ACTIONS = ("stake", "shoot", "pass", "split", "buy", "twist", "stick", "burn", "
            "decline", "draw", "stay")
 
 
+# The rule that governs each action, named when a request for it is malformed.
+ACTION_RULES = {"stake": "R3.5", "shoot": "R9.2", "pass": "R9.3", "split": "R5.1",
+                "buy": "R4.3", "twist": "R4.4", "stick": "R4.6", "burn": "R10.8",
+                "double": "R10.3", "decline": "R10.3", "draw": "R6.3", "stay": "R6.3"}
+
+
 class PackExhausted(Exception):
     """The pack ran out mid-deal: the deal is void (R1.6)."""
 
@@ -44,6 +50,8 @@ class CardSupply:
             if not deal.pack:
                 raise PackExhausted
             return deal.pack[0]
+        if sum(deal.in_play.values()) >= 52 * deal.rules.packs:
+            raise PackExhausted  # every card is on the table: the deal is void (R1.6)
         if self.entered is None or self.used >= len(self.entered):
             raise NotAllowed("this action deals more cards: enter each card dealt, in order, "
                              "as `cards` (R1.7)", "R1.7")
@@ -97,7 +105,8 @@ class Deal(DealState):
         if player != self.banker and player not in self.hands:
             raise NotAllowed(f"{player} is not playing in this deal (R3.1)", "R3.1")
         if amount is not None and action not in ("stake", "buy", "shoot", "split"):
-            raise NotAllowed(f"a {action} takes no amount")
+            raise NotAllowed(f"a {action} takes no amount ({ACTION_RULES[action]})",
+                             ACTION_RULES[action])
         return self._decide(
             lambda d, supply: getattr(d, name)(player, hand, amount, chips, supply), cards)
 
