@@ -150,8 +150,9 @@ class Ledger(Application[UUID]):
             issued = Token.issue(_hash(secret), role, player_id)
             return [issued], {"token": secret, "role": role, "player_id": player_id}
         # The receipt must not keep the secret: a repeat names the role only.
-        return self._command("create_token", {"role": role, "player_id": player_id}, key,
-                             decide, secret=("token",))
+        request = {"role": role, "player_id": player_id,
+                   "adopted": _hash(token) if token is not None else None}
+        return self._command("create_token", request, key, decide, secret=("token",))
 
     def principal(self, token: str) -> Token | None:
         """Who holds `token`, or None for an unknown token."""
@@ -321,6 +322,10 @@ class Ledger(Application[UUID]):
                                           engine.table_id))
         if engine.is_over:
             table = table or self.table(engine.table_id)
+            if table.engine.deal_id != engine.deal_id:
+                # The table was read after a rival command ended this deal: the deal we
+                # decided on is stale. Decide again from fresh state.
+                raise IntegrityError(f"deal {engine.deal_id} already ended at its table")
             table.record(table.trial().end_deal(engine), actor)
         return [deal, table, *accounts.values()]
 
