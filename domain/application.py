@@ -147,8 +147,13 @@ class Ledger(Application[UUID]):
             if player_id is not None:
                 self.player_account(player_id, referenced=True)
             secret = token or "pt_" + secrets.token_urlsafe(32)
-            issued = Token.issue(_hash(secret), role, player_id)
-            return [issued], {"token": secret, "role": role, "player_id": player_id}
+            answer = {"token": secret, "role": role, "player_id": player_id}
+            known = self.principal(secret) if token is not None else None
+            if known is not None:  # adopting a token already adopted changes nothing
+                if (known.role, known.player_id) != (role, player_id):
+                    raise NotAllowed("this token already belongs to another principal")
+                return [], answer
+            return [Token.issue(_hash(secret), role, player_id)], answer
         # The receipt must not keep the secret: a repeat names the role only.
         request = {"role": role, "player_id": player_id,
                    "adopted": _hash(token) if token is not None else None}

@@ -1,0 +1,110 @@
+"""The real `pontoon` console command, run as a subprocess against each store."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+from eventsourcing.persistence import PersistenceError
+
+from api.config import Settings
+from tests.integration.ledger_views import fresh_ledger, head
+
+PONTOON = Path(sys.executable).parent / "pontoon"
+
+
+def pontoon(database_url: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PONTOON_")}
+    env["PONTOON_DATABASE_URL"] = database_url
+    return subprocess.run([str(PONTOON), *args], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=60, check=False)
+
+
+@pytest.fixture
+def fresh_store(store_settings: Settings, tmp_path: Path) -> Iterator[Settings]:
+    """A store of the same kind that nobody has migrated: a new SQLite file, or a new
+    schema on the same PostgreSQL database."""
+    if store_settings.store == "sqlite":
+        yield Settings(database_url=f"sqlite:///{tmp_path}/fresh/pontoon.sqlite3")
+        return
+    import psycopg
+
+    base = store_settings.database_url.partition("?")[0]
+    schema = f"cli_{uuid4().hex[:12]}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield Settings(database_url=f"{base}?schema={schema}", pool_size=2)
+    finally:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def test_the_console_command_is_installed():
+    """`pontoon` is the project's console script (pyproject [project.scripts])."""
+    assert PONTOON.exists(), f"{PONTOON} is missing: install the project (make install)"
+
+
+def test_a_worker_cannot_write_to_a_store_that_was_never_migrated(fresh_store):
+    """Tables are created by `pontoon migrate` only, never by a worker (docs/architecture.md)."""
+    with fresh_ledger(fresh_store) as worker, pytest.raises(PersistenceError):
+        worker.register_player("Pat")
+
+
+def test_migrate_creates_the_tables_of_a_fresh_store_and_can_run_again(fresh_store, tmp_path):
+    """`pontoon migrate` is the deploy step: it makes a fresh store usable, and running it
+    again keeps what was stored."""
+    migrated = pontoon(fresh_store.database_url, "migrate", cwd=tmp_path)
+
+    assert migrated.returncode == 0, migrated.stderr
+    assert f"migrated the {fresh_store.store} store" in migrated.stdout
+    with fresh_ledger(fresh_store) as worker:
+        pat = str(worker.register_player("Pat").result["id"])
+        worker.buy_in(pat, 25)
+    again = pontoon(fresh_store.database_url, "migrate", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    with fresh_ledger(fresh_store) as worker:
+        assert worker.player_account(pat).balance == 25
+
+
+@pytest.mark.parametrize("role", ["treasurer", "operator"])
+def test_tokens_create_prints_a_token_whose_principal_has_the_role(
+        store_settings, tmp_path, role):
+    """`pontoon tokens create --role R` prints a new bearer token once; the store knows its
+    principal by the token's hash only."""
+    created = pontoon(store_settings.database_url, "tokens", "create", "--role", role,
+                      cwd=tmp_path)
+
+    assert created.returncode == 0, created.stderr
+    token = created.stdout.strip()
+    assert token and len(token.split()) == 1
+    with fresh_ledger(store_settings) as ledger:
+        principal = ledger.principal(token)
+        assert principal is not None
+        assert (principal.role, principal.player_id) == (role, None)
+
+
+@pytest.mark.parametrize("args, complaint", [
+    (["--role", "bogus"], "Invalid value for '--role'"),
+    (["--role", "player"], "Invalid value for '--role'"),
+    ([], "Missing option '--role'"),
+])
+def test_tokens_create_with_an_unknown_role_is_a_usage_error(
+        store_settings, tmp_path, args, complaint):
+    """Only treasurer and operator tokens are made on the command line (player tokens name
+    a player, through the API); a usage error exits 2 and records nothing."""
+    with fresh_ledger(store_settings) as ledger:
+        before = head(ledger)
+
+    refused = pontoon(store_settings.database_url, "tokens", "create", *args, cwd=tmp_path)
+
+    assert refused.returncode == 2
+    assert "Usage:" in refused.stderr and complaint in refused.stderr
+    assert refused.stdout == ""
+    with fresh_ledger(store_settings) as ledger:
+        assert head(ledger) == before
