@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import http
 from pathlib import Path
+from typing import Any
 
 import swagger_ui_bundle
 from flask import Flask, send_from_directory
+from apispec import BasePlugin
 from flask_smorest import Api, Blueprint
 from webargs.flaskparser import FlaskParser
 from werkzeug import Response
 
 from api import errors
+from api.errors import PROBLEM
 from api.common import ProblemSchema
 from api.config import Settings
 from api.services import Services
@@ -28,9 +32,43 @@ Blueprint.ARGUMENTS_PARSER = Parser()
 
 class PontoonApi(Api):  # type: ignore[misc]
     ERROR_SCHEMA = ProblemSchema
+    # Every error an operation can answer is listed on it (ProblemResponses), not hidden
+    # behind a catch-all `default`.
+    DEFAULT_ERROR_RESPONSE_NAME = None
 
     def handle_http_exception(self, error):  # type: ignore[no-untyped-def]
         return errors.http_problem(error)
+
+    def _register_responses(self) -> None:
+        """Error responses are application/problem+json (RFC 9457)."""
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["content"] = {PROBLEM: {"schema": self.ERROR_SCHEMA}}
+            self.spec.components.response(status.name, response, lazy=True)
+
+
+class ProblemResponses(BasePlugin):  # type: ignore[misc]
+    """Documents the problem+json answers of each operation (API.md, Errors)."""
+
+    def operation_helper(self, path: str | None = None,
+                         operations: dict[str, Any] | None = None, **_: Any) -> None:
+        for method, operation in (operations or {}).items():
+            responses = operation.setdefault("responses", {})
+            if path == "/v1/health":
+                operation["security"] = []
+                continue
+            codes = [400, 401, 403, 404] + ([409, 422] if method != "get" else [])
+            if path and path.startswith("/v1/") and method == "get" and _PROJECTED(path):
+                codes.append(503)
+            for code in codes:
+                responses.setdefault(code, http.HTTPStatus(code).name)
+
+
+def _PROJECTED(path: str) -> bool:  # noqa: N802
+    """Reads that wait for a projection (min_position) may answer 503 if it lags."""
+    return any(part in path for part in ("statement", "balances", "kitty-history", "audit",
+                                        "disputes", "events"))
 
 
 def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None) -> Flask:
@@ -56,7 +94,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
             "security": [{"bearer": []}]},
     )
     app.extensions["pontoon"] = Services(settings, ledger)
-    api = PontoonApi(app)
+    api = PontoonApi(app, spec_kwargs={"extra_plugins": [ProblemResponses()]})
     for blueprint in (players, tokens, tables, deals, reads, health):
         api.register_blueprint(blueprint)
     errors.register(app)

@@ -44,10 +44,10 @@ def etag(version: int) -> dict[str, str]:
 class ProblemSchema(Schema):
     """application/problem+json (RFC 9457), with the rule that refused the command."""
 
-    type = fields.String()
-    title = fields.String()
-    status = fields.Integer()
-    detail = fields.String()
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
     rule = fields.String(metadata={"description": "the RULES.md id, e.g. R4.3"})
     errors = fields.Dict(metadata={"description": "messages for each invalid field"})
 

@@ -1,0 +1,226 @@
+"""`pontoon serve` as a real process: gunicorn workers answering over a real socket.
+
+Each test starts the server as a subprocess on a free port, waits (bounded) until
+GET /v1/health answers, plays a short deal over HTTP with urllib, checks the answers and
+always stops the server, checking it exited. On PostgreSQL the schema is created with
+`pontoon migrate` first, in a fresh schema dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PONTOON = Path(sys.executable).parent / "pontoon"
+TOKEN = "pt_e2e_treasurer_token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 20.0
+
+# example_basic_deal: Pat J-8 = 18 sticks, the banker 5-Q = 15 stays: Pat wins 3.
+PACK = ["JD", "5C", "8D", "QC", "AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S",
+        "JS", "QS", "KS", "AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH",
+        "KH", "AD", "2D", "3D", "4D", "5D", "6D", "7D", "9D", "10D", "QD", "KD", "AC", "2C", "3C",
+        "4C", "6C", "7C", "8C", "9C", "10C", "JC", "KC"]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class Server:
+    base: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def call(self, method: str, path: str, body: Any = None,
+             headers: dict[str, str] | None = None) -> Answer:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={**AUTH, **(headers or {})})
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                raw = response.read()
+                return Answer(response.status, dict(response.headers), json.loads(raw))
+        except urllib.error.HTTPError as error:
+            with error:
+                raw = error.read()
+                return Answer(error.code, dict(error.headers), json.loads(raw) if raw else None)
+
+    def expect(self, status: int, method: str, path: str, body: Any = None,
+               headers: dict[str, str] | None = None) -> Any:
+        answer = self.call(method, path, body, headers)
+        assert answer.status == status, \
+            f"{method} {path}: {answer.status} {answer.body}\n{self.log_tail()}"
+        return answer.body
+
+    def log_tail(self) -> str:
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return "server log:\n" + "\n".join(text.splitlines()[-40:])
+
+
+def _wait_until_healthy(server: Server) -> dict[str, Any]:
+    deadline = time.monotonic() + START_TIMEOUT
+    last: object = None
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            pytest.fail(f"pontoon serve exited with {server.process.returncode} before it "
+                        f"answered\n{server.log_tail()}")
+        try:
+            with urllib.request.urlopen(server.base + "/v1/health", timeout=2) as response:
+                if response.status == 200:
+                    return json.loads(response.read())  # type: ignore[no-any-return]
+        except (OSError, urllib.error.URLError) as error:
+            last = error
+        time.sleep(0.2)
+    pytest.fail(f"GET /v1/health did not answer within {START_TIMEOUT}s ({last})\n"
+                f"{server.log_tail()}")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> int:
+    """SIGTERM (gunicorn's graceful stop), then SIGKILL if it hangs; the exit code."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            return process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=STOP_TIMEOUT)
+            raise AssertionError(f"pontoon serve ignored SIGTERM for {STOP_TIMEOUT}s") from None
+    return process.returncode
+
+
+def _env(database_url: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PONTOON_")}
+    env.update(PONTOON_DATABASE_URL=database_url, PONTOON_TREASURER_TOKEN=TOKEN)
+    return env
+
+
+def _serve(database_url: str, tmp_path: Path, *, migrate: bool) -> Iterator[Server]:
+    port = free_port()
+    log = tmp_path / "serve.log"
+    command = [str(PONTOON), "serve", "--port", str(port), "--workers", "2", "--threads", "2"]
+    if migrate:
+        command.insert(2, "--migrate")
+    with log.open("wb") as out:
+        # A process group of its own, so a hung server's workers can be killed with it.
+        process = subprocess.Popen(command, env=_env(database_url), stdout=out,
+                                   stderr=subprocess.STDOUT, cwd=tmp_path,
+                                   start_new_session=True)
+    server = Server(f"http://127.0.0.1:{port}", process, log)
+    try:
+        yield server
+    finally:
+        code = _stop(process)
+    assert code == 0, f"pontoon serve exited with {code}\n{server.log_tail()}"
+    assert process.poll() is not None
+
+
+@pytest.fixture
+def sqlite_server(tmp_path: Path) -> Iterator[Server]:
+    yield from _serve(f"sqlite:///{tmp_path}/x.sqlite3", tmp_path, migrate=True)
+
+
+@pytest.fixture
+def postgres_server(postgres_schema: str, tmp_path: Path) -> Iterator[Server]:
+    migrated = subprocess.run([str(PONTOON), "migrate"], env=_env(postgres_schema),
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert migrated.returncode == 0, migrated.stdout + migrated.stderr
+    assert "postgres" in migrated.stdout
+    yield from _serve(postgres_schema, tmp_path, migrate=False)
+
+
+def play_a_short_deal(server: Server, store: str) -> None:
+    health = _wait_until_healthy(server)
+    assert health["status"] == "ok"
+    assert health["store"] == store
+
+    assert server.call("GET", "/v1/players/00000000-0000-0000-0000-000000000000",
+                       headers={"Authorization": "Bearer nope"}).status == 401
+
+    operator = server.expect(201, "POST", "/v1/tokens", {"role": "operator"})
+    assert operator["role"] == "operator" and operator["token"]
+    staff = {"Authorization": f"Bearer {operator['token']}"}
+
+    banker = server.expect(201, "POST", "/v1/players", {"name": "Banker"}, staff)
+    pat = server.expect(201, "POST", "/v1/players", {"name": "Pat"}, staff)
+    assert pat["name"] == "Pat" and pat["token"]
+    bought = server.expect(201, "POST", f"/v1/players/{banker['id']}/buy-ins", {"amount": 50})
+    assert bought["balance"] == 50
+    assert server.expect(201, "POST", f"/v1/players/{pat['id']}/buy-ins",
+                         {"amount": 20})["balance"] == 20
+    # An operator may not issue chips.
+    refused = server.call("POST", f"/v1/players/{pat['id']}/buy-ins", {"amount": 5}, staff)
+    assert refused.status == 403
+    assert refused.headers["Content-Type"].startswith("application/problem+json")
+
+    table = server.expect(201, "POST", "/v1/tables", {
+        "name": "e2e", "seats": [banker["id"], pat["id"]], "banker": banker["id"],
+        "pack": {"mode": "ordered", "cards": PACK}}, staff)
+    assert table["banker"] == banker["id"] and table["seats"] == [banker["id"], pat["id"]]
+
+    deal = server.expect(201, "POST", f"/v1/tables/{table['id']}/deals", {}, staff)
+    assert deal["phase"] == "staking"
+    assert deal["turn"] == {"player_id": pat["id"], "hand": 0}
+    actions = f"/v1/deals/{deal['id']}/actions"
+    staked = server.expect(200, "POST", actions,
+                           {"player_id": pat["id"], "action": "stake", "amount": 3}, staff)
+    assert staked["players"][0]["hands"][0]["stake"] == 3
+    # The operator is not Pat: Pat's face-down cards are hidden from it.
+    assert staked["players"][0]["hands"][0]["cards"] == [None, None]
+    # Pat's own token sees Pat's cards.
+    mine = server.expect(200, "GET", f"/v1/deals/{deal['id']}",
+                         headers={"Authorization": f"Bearer {pat['token']}"})
+    assert mine["players"][0]["hands"][0]["cards"] == ["JD", "8D"]
+    # The banker may not draw while Pat is still to play: not expected now.
+    early = server.call("POST", actions, {"player_id": banker["id"], "action": "draw"}, staff)
+    assert early.status == 409, early.body
+    assert early.headers["Content-Type"].startswith("application/problem+json")
+    server.expect(200, "POST", actions, {"player_id": pat["id"], "action": "stick"}, staff)
+    settled = server.expect(200, "POST", actions,
+                            {"player_id": banker["id"], "action": "stay"}, staff)
+    assert settled["phase"] == "settled"
+    assert settled["players"][0]["hands"][0]["cards"] == ["JD", "8D"]
+    assert settled["banker"]["cards"] == ["5C", "QC"]
+
+    read = server.expect(200, "GET", f"/v1/deals/{deal['id']}")
+    assert read["phase"] == "settled" and read["version"] == settled["version"]
+    for player, chips in ((pat, 23), (banker, 47)):
+        balance = server.expect(200, "GET", f"/v1/players/{player['id']}/balance")
+        assert balance == {**balance, "player_id": player["id"], "balance": chips}
+    table_now = server.expect(200, "GET", f"/v1/tables/{table['id']}")
+    assert table_now["deals_played"] == 1 and table_now["banker"] == banker["id"]
+
+
+def test_serve_plays_a_deal_over_a_real_socket_on_sqlite(sqlite_server: Server) -> None:
+    play_a_short_deal(sqlite_server, "sqlite")
+
+
+@pytest.mark.postgres
+def test_serve_plays_a_deal_over_a_real_socket_on_postgres(postgres_server: Server) -> None:
+    play_a_short_deal(postgres_server, "postgres")
