@@ -7,16 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import swagger_ui_bundle
-from flask import Flask, send_from_directory
 from apispec import BasePlugin
+from flask import Flask, send_from_directory
 from flask_smorest import Api, Blueprint
 from webargs.flaskparser import FlaskParser
 from werkzeug import Response
 
 from api import errors
-from api.errors import PROBLEM
 from api.common import ProblemSchema
 from api.config import Settings
+from api.errors import PROBLEM
 from api.services import Services
 from domain.application import Ledger
 
