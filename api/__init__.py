@@ -73,10 +73,12 @@ def _PROJECTED(path: str) -> bool:  # noqa: N802
 
 def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None) -> Flask:
     """One app, and one Ledger application, per process (build it after any fork)."""
+    from api.balances.resources import blp as balances
     from api.deals.resources import blp as deals
+    from api.disputes.resources import blp as disputes
+    from api.events.resources import blp as events
     from api.health.resources import blp as health
     from api.players.resources import blp as players
-    from api.reads.resources import blp as reads
     from api.tables.resources import blp as tables
     from api.tokens.resources import blp as tokens
 
@@ -95,7 +97,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     )
     app.extensions["pontoon"] = Services(settings, ledger)
     api = PontoonApi(app, spec_kwargs={"extra_plugins": [ProblemResponses()]})
-    for blueprint in (players, tokens, tables, deals, reads, health):
+    for blueprint in (players, tokens, tables, deals, disputes, balances, events, health):
         api.register_blueprint(blueprint)
     errors.register(app)
     assets = Path(swagger_ui_bundle.swagger_ui_path)

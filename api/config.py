@@ -20,6 +20,9 @@ class Settings:
     log_level: str = "INFO"
     pool_size: int = 5
     pool_overflow: int = 10
+    # auto: in the service process with SQLite, a process of their own with PostgreSQL
+    # (`pontoon projections run`); in-process; off.
+    projections: str = "auto"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -32,6 +35,7 @@ class Settings:
             log_level=env.get("PONTOON_LOG_LEVEL", "INFO"),
             pool_size=int(env.get("PONTOON_POOL_SIZE", "5")),
             pool_overflow=int(env.get("PONTOON_POOL_OVERFLOW", "10")),
+            projections=env.get("PONTOON_PROJECTIONS", "auto"),
         )
 
     @property
@@ -46,6 +50,25 @@ class Settings:
             return "memory"
         raise ValueError(f"PONTOON_DATABASE_URL must start with sqlite:/// or postgresql://, "
                          f"not {self.database_url!r}")
+
+    @property
+    def projections_in_process(self) -> bool:
+        if self.projections not in ("auto", "in-process", "off"):
+            raise ValueError("PONTOON_PROJECTIONS must be auto, in-process or off")
+        if self.projections == "auto":
+            return self.store == "sqlite"
+        return self.projections == "in-process"
+
+    @property
+    def lock_path(self) -> Path:
+        """One projection runner per host and store: the workers race for this lock."""
+        if self.store == "sqlite":
+            return self.sqlite_path.with_suffix(".projections.lock")
+        import hashlib
+        import tempfile
+
+        digest = hashlib.sha256(self.database_url.encode()).hexdigest()[:16]
+        return Path(tempfile.gettempdir()) / f"pontoon-projections-{digest}.lock"
 
     @property
     def sqlite_path(self) -> Path:

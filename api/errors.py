@@ -60,6 +60,8 @@ def http_problem(error: HTTPException) -> Response:
 
 
 def register(app: Flask) -> None:
+    from api.services import ProjectionsBehind
+
     @app.errorhandler(PontoonError)
     def refused(error: PontoonError) -> Response:
         return problem(error.status, error.message, rule=error.rule)
@@ -71,6 +73,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(Forbidden)
     def forbidden(error: Forbidden) -> Response:
         return problem(403, str(error))
+
+    @app.errorhandler(ProjectionsBehind)
+    def behind(error: ProjectionsBehind) -> Response:
+        return problem(503, str(error), headers={"Retry-After": "1"})
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:

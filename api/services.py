@@ -10,16 +10,43 @@ from api.config import Settings
 from api.store import build_ledger
 from domain.application import Ledger
 from domain.errors import PontoonError
+from projections.runner import Projections, start_in_process
+from projections.store import read_store
+
+
+class ProjectionsBehind(Exception):
+    """A read asked for a position the read models have not applied yet (503)."""
 
 
 class Services:
     def __init__(self, settings: Settings, ledger: Ledger | None = None) -> None:
         self.settings = settings
         self.ledger = ledger or build_ledger(settings)
+        self.store = read_store(self.ledger, settings)
+        self.projections = Projections(self.ledger, self.store) if self.store else None
         self._principals: dict[str, Principal] = {}
         self._lock = threading.Lock()
+        self._stop = threading.Event()
         if settings.treasurer_token:
             self.adopt_treasurer_token(settings.treasurer_token)
+        if self.projections is not None and settings.projections_in_process:
+            start_in_process(self.projections, settings.lock_path, self._stop)
+
+    def close(self) -> None:
+        self._stop.set()
+        self.ledger.close()
+
+    def caught_up(self, min_position: int | None, timeout: float = 5.0) -> None:
+        """Read-your-writes: wait (bounded) until the read models have applied a position."""
+        if min_position is None:
+            return
+        if self.projections is None:
+            raise ProjectionsBehind("this store keeps no read models")
+        try:
+            self.projections.wait(min_position, timeout)
+        except TimeoutError:
+            raise ProjectionsBehind(f"the read models have not reached position "
+                                    f"{min_position} yet; try again shortly") from None
 
     def adopt_treasurer_token(self, token: str) -> None:
         """The first treasurer comes from PONTOON_TREASURER_TOKEN (API.md)."""

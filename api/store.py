@@ -13,6 +13,10 @@ def build_ledger(settings: Settings, *, create_tables: bool = False) -> Ledger:
     return Ledger(env=settings.ledger_env(create_tables=create_tables))
 
 
-def migrate(settings: Settings) -> None:
-    """Create the event store's tables once, as a deploy step (`pontoon migrate`)."""
+def migrate(settings: Settings) -> list[str]:
+    """Create the event store's tables and apply the read models' migrations, once, as a
+    deploy step (`pontoon migrate`). Returns the migrations applied now."""
+    from projections.store import apply_migrations
+
     build_ledger(settings, create_tables=True).close()
+    return apply_migrations(settings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import PackageNotFoundError, version
 
 import click
@@ -50,10 +51,12 @@ def migrate() -> None:
 @click.option("--threads", type=int, default=4, show_default=True)
 @click.option("--migrate/--no-migrate", "run_migrations", default=False,
               help="Create the store's tables first (the embedded SQLite default does).")
+@click.option("--projections/--no-projections", "in_process", default=None,
+              help="Run the read models in the service (default: with SQLite only).")
 @click.option("--print-treasurer-token", is_flag=True,
               help="Without PONTOON_TREASURER_TOKEN, make a treasurer token and print it.")
 def serve(host: str | None, port: int | None, workers: int, threads: int,
-          run_migrations: bool, print_treasurer_token: bool) -> None:
+          run_migrations: bool, in_process: bool | None, print_treasurer_token: bool) -> None:
     """Run the REST API under gunicorn."""
     import secrets
     from dataclasses import replace
@@ -63,6 +66,8 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
     from api.store import migrate as run_migrations_now
 
     settings = Settings.from_env()
+    if in_process is not None:
+        settings = replace(settings, projections="in-process" if in_process else "off")
     console = Console()
     if run_migrations:
         run_migrations_now(settings)
@@ -76,6 +81,135 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
                   f"http://{host or settings.host}:{port or settings.port} "
                   f"(API docs at /docs)")
     run(settings, host=host, port=port, workers=workers, threads=threads)
+
+
+@main.group()
+def projections() -> None:
+    """The read models: run, rebuild, status."""
+
+
+def _projections():  # type: ignore[no-untyped-def]
+    from api.config import Settings
+    from api.store import build_ledger
+    from projections.runner import Projections
+    from projections.store import read_store
+
+    settings = Settings.from_env()
+    ledger = build_ledger(settings)
+    store = read_store(ledger, settings)
+    if store is None:
+        raise click.ClickException("the in-memory store keeps no read models")
+    return settings, ledger, Projections(ledger, store)
+
+
+def _progress_bar(console: Console, label: str):  # type: ignore[no-untyped-def]
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    return Progress("[progress.description]{task.description}", BarColumn(),
+                    MofNCompleteColumn(), TimeRemainingColumn(), console=console)
+
+
+@projections.command("run")
+def projections_run() -> None:
+    """Follow the event log and keep the read models current (until Ctrl-C)."""
+    import signal
+    import threading
+
+    settings, ledger, runner = _projections()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    console = Console()
+    console.print(f"projections: following the {settings.store} store; Ctrl-C stops")
+    try:
+        runner.follow(stop)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        ledger.close()
+
+
+@projections.command("rebuild")
+def projections_rebuild() -> None:
+    """Drop every read model's rows and apply the whole event log again."""
+    _, ledger, runner = _projections()
+    console = Console()
+    try:
+        with _progress_bar(console, "rebuild") as bar:
+            task = bar.add_task("rebuilding", total=max(runner.head(), 1))
+            done = runner.rebuild(lambda position, head: bar.update(
+                task, completed=position, total=max(head, 1)))
+        console.print(f"rebuilt {len(runner.models)} read models from {done} events")
+    finally:
+        ledger.close()
+
+
+@projections.command("status")
+def projections_status() -> None:
+    """Each read model's position in the event log and how far behind it is."""
+    from rich.table import Table as RichTable
+
+    _, ledger, runner = _projections()
+    try:
+        grid = RichTable("read model", "position", "lag (events)")
+        for name, state in runner.status().items():
+            grid.add_row(name, str(state["position"]), str(state["lag"]))
+        Console().print(grid)
+    finally:
+        ledger.close()
+
+
+@main.command()
+def verify() -> None:
+    """Re-check every deal, chip conservation and every shuffle commitment."""
+    from api.config import Settings
+    from api.store import build_ledger
+    from projections.verify import verify as run_verify
+
+    ledger = build_ledger(Settings.from_env())
+    console = Console()
+    try:
+        with _progress_bar(console, "verify") as bar:
+            task = bar.add_task("verifying", total=max(ledger.recorder.max_notification_id()
+                                                       or 0, 1))
+            report = run_verify(ledger, lambda position, head: bar.update(
+                task, completed=position, total=max(head, 1)))
+    finally:
+        ledger.close()
+    console.print(f"checked {report.events} events: {report.deals} deals, "
+                  f"{report.accounts} accounts, {report.seeds} shuffles")
+    if not report.ok:
+        console.print(f"[bold red]{len(report.failures)} problem(s):[/]")
+        for failure in report.failures:
+            console.print(f"  - {failure}", highlight=False)
+        raise SystemExit(1)
+    console.print("[bold green]all deals replay, chips are conserved, every seed matches "
+                  "its commitment[/]")
+
+
+@main.command()
+@click.option("--kind", type=click.Choice(["statements", "balances", "kitty"]), required=True)
+@click.option("--from", "start", type=click.DateTime(), default="1970-01-01",
+              help="Start of the period (UTC), inclusive.")
+@click.option("--to", "end", type=click.DateTime(), default="9999-12-31",
+              help="End of the period (UTC), exclusive; balances are as of this time.")
+@click.option("--output", type=click.Path(dir_okay=False), default="-",
+              help="CSV file to write (default: standard output).")
+def export(kind: str, start: object, end: object, output: str) -> None:
+    """CSV for treasurers: statements, balances or kitty history for a period."""
+    from projections.export import write_csv
+
+    settings, ledger, runner = _projections()
+    try:
+        runner.catch_up()
+        if output == "-":
+            rows = write_csv(runner.store, kind, start, end, sys.stdout)  # type: ignore[arg-type]
+        else:
+            with open(output, "w", encoding="utf-8", newline="") as handle:
+                rows = write_csv(runner.store, kind, start, end, handle)  # type: ignore[arg-type]
+    finally:
+        ledger.close()
+    if output != "-":
+        Console().print(f"wrote {rows} rows to {output}")
 
 
 @main.group()

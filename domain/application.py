@@ -30,6 +30,7 @@ from domain.aggregates import (
     TREASURY_ID,
     Account,
     DealAggregate,
+    Dispute,
     Receipt,
     TableAggregate,
     Token,
@@ -40,7 +41,7 @@ from domain.aggregates import (
 from domain.aggregates import (
     posting_id as new_posting_id,
 )
-from domain.errors import Conflict, NotAllowed, NotFound
+from domain.errors import Conflict, NotAllowed, NotFound, NotNow
 from domain.ledger import TREASURY, Posting, player_account
 from domain.table import Table
 
@@ -334,6 +335,61 @@ class Ledger(Application[UUID]):
             table.record(table.trial().end_deal(engine), actor)
         return [deal, table, *accounts.values()]
 
+    # --- disputes ----------------------------------------------------------------------
+
+    def raise_dispute(self, deal_id: str, reason: str, *, raised_by: str,
+                      key: str | None = None) -> Outcome:
+        """A player of the deal, an operator or the treasurer disputes a deal."""
+        def decide() -> Decision:
+            self.deal(deal_id)
+            if not reason.strip():
+                raise NotAllowed("a dispute needs a reason a treasurer can act on")
+            dispute = Dispute.raise_about(id=uuid4(), deal_id=deal_id, raised_by=raised_by,
+                                          reason=reason)
+            return [dispute], {"id": str(dispute.id), "status": "open", "deal_id": deal_id}
+        return self._command("raise_dispute", {"deal_id": deal_id, "reason": reason,
+                                               "raised_by": raised_by}, key, decide)
+
+    def resolve_dispute(self, dispute_id: str, *, decision: str, note: str,
+                        corrections: Sequence[Mapping[str, Any]], resolved_by: str,
+                        key: str | None = None) -> Outcome:
+        """The treasurer upholds (with correcting postings) or rejects a dispute (R11.4).
+
+        Corrections are new postings that reference the dispute; nothing recorded is changed.
+        """
+        request = {"dispute_id": dispute_id, "decision": decision, "note": note,
+                   "corrections": [dict(c) for c in corrections], "resolved_by": resolved_by}
+
+        def decide() -> Decision:
+            dispute = self._load(Dispute, dispute_id, "dispute", False)
+            if dispute.status != "open":
+                raise NotNow(f"dispute {dispute_id} is already resolved ({dispute.decision})")
+            if decision not in ("upheld", "rejected"):
+                raise NotAllowed("a decision is upheld or rejected")
+            if decision == "rejected" and corrections:
+                raise NotAllowed("a rejected dispute makes no corrections")
+            postings = [_correction(c, dispute_id, note) for c in corrections]
+            accounts: dict[UUID, Account] = {}
+            for posting in postings:
+                for name in (posting.from_account, posting.to_account):
+                    account_id = _account_id(name)
+                    assert account_id is not None
+                    if account_id not in accounts:
+                        accounts[account_id] = self._treasury() if account_id == TREASURY_ID \
+                            else self._load(Account, str(account_id), "account", True)
+            version = dispute.version + 1
+            ids = self._post(accounts, [(p, (dispute.id, version, i), dispute.deal_id, None)
+                                        for i, p in enumerate(postings)])
+            recorded = [{"id": pid, "from_account": p.from_account,
+                         "to_account": p.to_account, "amount": p.amount}
+                        for pid, p in zip(ids, postings, strict=True)]
+            dispute.resolve(decision=decision, note=note, corrections=recorded,
+                            resolved_by=resolved_by)
+            return [dispute, *accounts.values()], {
+                "id": dispute_id, "status": "resolved", "decision": decision,
+                "corrections": recorded}
+        return self._command("resolve_dispute", request, key, decide)
+
     # --- queries -----------------------------------------------------------------------
 
     def player_account(self, player_id: str, *, referenced: bool = False) -> Account:
@@ -498,6 +554,31 @@ def _account_id(name: str) -> UUID | None:
     if name == TREASURY:
         return TREASURY_ID
     return None  # escrow:<deal>
+
+
+def _correction(correction: Mapping[str, Any], dispute_id: str, note: str) -> Posting:
+    """A correcting posting between real accounts (not a deal's escrow), R11.4."""
+    source, target = str(correction.get("from_account")), str(correction.get("to_account"))
+    amount = correction.get("amount")
+    _positive(amount, "a correction", "R11.4")
+    for name in (source, target):
+        if _account_id_or_none(name) is None:
+            raise NotAllowed(f"{name} is not an account a correction can move chips to or "
+                             "from: use player:<id>, kitty:<table id> or treasury (R11.4)",
+                             "R11.4")
+    if source == target:
+        raise NotAllowed("a correction moves chips between two different accounts (R11.4)",
+                         "R11.4")
+    assert isinstance(amount, int)
+    return Posting(source, target, amount, "R11.4",
+                   f"correction decided in dispute {dispute_id}: {note}")
+
+
+def _account_id_or_none(name: str) -> UUID | None:
+    try:
+        return _account_id(name)
+    except ValueError:
+        return None
 
 
 def _expect(aggregate: A, version: int | None) -> A:

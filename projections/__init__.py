@@ -1,1 +1,2 @@
-"""Read models built from the event log, and the runner that keeps them up to date."""
+"""Read models built from the ledger's event log: balances, statements, kitty history,
+deal audits, disputes. Commands never read them; they can be dropped and rebuilt."""

@@ -77,9 +77,10 @@ def app(store_settings: Settings):  # type: ignore[no-untyped-def]
 
     from api import create_app
 
-    flask_app = create_app(replace(store_settings, treasurer_token=TREASURER_TOKEN))
+    flask_app = create_app(replace(store_settings, treasurer_token=TREASURER_TOKEN,
+                                   projections="in-process"))
     yield flask_app
-    flask_app.extensions["pontoon"].ledger.close()
+    flask_app.extensions["pontoon"].close()
 
 
 @pytest.fixture

@@ -11,7 +11,10 @@ from flask_smorest import Blueprint
 from api.auth import Forbidden, principal
 from api.common import etag, idempotency_key, if_match, ledger
 from api.deals.presenter import deal_view
-from api.deals.schemas import ActionSchema, DealSchema
+from api.deals.schemas import ActionSchema, AuditSchema, DealSchema
+from api.reads import MinPositionSchema, names, read_store
+from domain.errors import NotFound
+from projections.audit import audit
 
 blp = Blueprint("deals", __name__, url_prefix="/v1/deals", description="Deals and actions")
 
@@ -49,3 +52,21 @@ class Actions(MethodView):
                                actor=who.id, expected_version=if_match())
         deal = ledger().repository.get(deal_id, version=outcome.result["version"])
         return deal_view(deal, who, outcome.position), 200, etag(deal.version)
+
+
+@blp.route("/<uuid:deal_id>/audit")
+class Audit(MethodView):
+    @blp.arguments(MinPositionSchema, location="query")
+    @blp.response(200, AuditSchema)
+    def get(self, query: dict[str, Any], deal_id: UUID) -> dict[str, Any]:
+        """The dispute audit: timeline, postings explained by rule, pack commitment and seed,
+        and a verification that decides the deal again from its events."""
+        who = principal()
+        engine = ledger().deal(str(deal_id)).engine
+        if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
+            raise Forbidden("a player sees the audits of the deals they played in")
+        found = audit(read_store(query.get("min_position")), str(deal_id), names=names())
+        if found is None:
+            raise NotFound(f"the audit of deal {deal_id} is not built yet; retry with "
+                           "min_position")
+        return found

@@ -81,3 +81,48 @@ class DealSchema(Schema):
     void_reason = fields.String(allow_none=True)
     version = fields.Integer(required=True)
     position = fields.Integer(allow_none=True)
+
+
+class MomentSchema(Schema):
+    at = fields.String(required=True)
+    position = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    event = fields.String(required=True)
+    action = fields.String(required=True)
+    actor = fields.String(allow_none=True)
+    player_id = fields.String(allow_none=True)
+    player = fields.String(allow_none=True)
+    hand = fields.Integer(allow_none=True)
+    cards = fields.List(CARD, allow_none=True)
+    amount = fields.Integer(allow_none=True)
+    rule = fields.String(allow_none=True)
+    automatic = fields.Boolean(allow_none=True)
+
+
+class AuditPostingSchema(PostingSchema):
+    explanation = fields.String(required=True)
+
+
+class AuditPackSchema(Schema):
+    commitment = fields.String(allow_none=True)
+    seed = fields.String(allow_none=True, metadata={"description": "once revealed (R1.7)"})
+    seed_matches = fields.Boolean(allow_none=True)
+
+
+class VerificationSchema(Schema):
+    replayed = fields.Boolean(required=True)
+    differences = fields.List(fields.String(), required=True)
+    chips_conserved = fields.Boolean(required=True)
+
+
+class AuditSchema(Schema):
+    deal_id = fields.String(required=True)
+    table_id = fields.String(required=True)
+    number = fields.Integer(required=True)
+    phase = fields.String(required=True)
+    banker = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    timeline = fields.List(fields.Nested(MomentSchema), required=True)
+    postings = fields.List(fields.Nested(AuditPostingSchema), required=True)
+    pack = fields.Nested(AuditPackSchema, required=True)
+    verification = fields.Nested(VerificationSchema, required=True)

@@ -26,5 +26,6 @@ class Health(MethodView):
         """No token needed: the store in use and the head of the event log."""
         services = current_app.extensions["pontoon"]
         position = services.ledger.recorder.max_notification_id()
+        lags = services.projections.lags() if services.projections is not None else {}
         return {"status": "ok", "store": services.settings.store, "position": position,
-                "projections": {}}
+                "projections": lags}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 from uuid import UUID
 
@@ -18,7 +19,10 @@ from api.players.schemas import (
     PlayerCreatedSchema,
     PlayerCreateSchema,
     PlayerSchema,
+    StatementSchema,
 )
+from api.reads import CursorQuerySchema, page, read_store
+from projections.statements import balance_at, statement
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Players and chips")
 
@@ -75,11 +79,36 @@ class Balance(MethodView):
     def get(self, query: dict[str, Any], player_id: UUID) -> dict[str, Any]:
         """A player's balance, now or at a past time (`as_of`) or log position (`position`)."""
         require_self_or(str(player_id), "operator")
-        app = ledger()
-        position = query.get("position")
-        if position is None and query.get("as_of") is None:
-            position = app.recorder.max_notification_id()
-            balance = app.player_account(str(player_id)).balance
+        account = ledger().player_account(str(player_id))
+        position, as_of = query.get("position"), query.get("as_of")
+        if position is None and as_of is None:
+            return {"player_id": str(player_id), "balance": account.balance,
+                    "position": ledger().recorder.max_notification_id()}
+        name = f"player:{player_id}"
+        if position is not None:
+            balance = balance_at(read_store(position), name, position=position)
         else:
-            balance = app.balance_at(str(player_id), at=query.get("as_of"), position=position)
+            when = as_of.astimezone(UTC).isoformat(timespec="microseconds")
+            balance = balance_at(read_store(query.get("min_position")), name, time=when)
         return {"player_id": str(player_id), "balance": balance, "position": position}
+
+
+@blp.route("/<uuid:player_id>/statement")
+class Statement(MethodView):
+    @blp.arguments(CursorQuerySchema, location="query")
+    @blp.response(200, StatementSchema)
+    def get(self, query: dict[str, Any], player_id: UUID) -> dict[str, Any]:
+        """A player's postings, oldest first, each with the running balance (cursor paging)."""
+        require_self_or(str(player_id), "treasurer")
+        ledger().player_account(str(player_id))
+        rows = statement(read_store(query.get("min_position")), f"player:{player_id}",
+                         after=query["after"], limit=query["limit"])
+        return page([entry(row) for row in rows], query["limit"])
+
+
+def entry(row: dict[str, Any]) -> dict[str, Any]:
+    return {"id": row["posting_id"], "at": row["at"], "position": row["position"],
+            "from_account": row["from_account"], "to_account": row["to_account"],
+            "amount": row["amount"], "change": row["change"], "balance": row["balance_after"],
+            "rule": row["rule"], "deal_id": row["deal_id"], "hand": row["hand"],
+            "reason": row["reason"]}

@@ -12,6 +12,7 @@ from api.auth import principal, require, require_self_or
 from api.common import etag, idempotency_key, if_match, ledger
 from api.deals.presenter import deal_view
 from api.deals.schemas import DealSchema
+from api.reads import CursorQuerySchema, page, read_store
 from api.tables.presenter import table_view
 from api.tables.schemas import (
     AuctionClosedSchema,
@@ -19,12 +20,14 @@ from api.tables.schemas import (
     BidSchema,
     DealCreateSchema,
     EmptySchema,
+    KittyHistorySchema,
     KittySchema,
     SeatSchema,
     TableCreateSchema,
     TableSchema,
 )
 from domain.application import Outcome
+from projections.statements import statement
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables")
 
@@ -171,3 +174,19 @@ class Deals(MethodView):
         deal = ledger().repository.get(UUID(outcome.result["deal_id"]),
                                        version=outcome.result["version"])
         return deal_view(deal, who, outcome.position), 201, etag(deal.version)
+
+
+@blp.route("/<uuid:table_id>/kitty-history")
+class KittyHistory(MethodView):
+    @blp.arguments(CursorQuerySchema, location="query")
+    @blp.response(200, KittyHistorySchema)
+    def get(self, query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
+        """Every change of the table's kitty with its reason, rule and the kitty after it."""
+        principal()
+        ledger().table(str(table_id))
+        rows = statement(read_store(query.get("min_position")), f"kitty:{table_id}",
+                         after=query["after"], limit=query["limit"])
+        return page([{"at": row["at"], "position": row["position"], "deal_id": row["deal_id"],
+                      "change": row["change"], "kitty_after": row["balance_after"],
+                      "reason": row["reason"], "rule": row["rule"]} for row in rows],
+                    query["limit"])

@@ -104,3 +104,18 @@ class DealCreateSchema(Schema):
                         validate=validate.Length(max=104), metadata={
                             "description": "recorded mode only: the first card of each player "
                                            "and the banker, in dealing order (R3.4)"})
+
+
+class KittyChangeSchema(Schema):
+    at = fields.String(required=True)
+    position = fields.Integer(required=True)
+    deal_id = fields.String(allow_none=True)
+    change = fields.Integer(required=True)
+    kitty_after = fields.Integer(required=True)
+    reason = fields.String(required=True)
+    rule = fields.String(required=True)
+
+
+class KittyHistorySchema(Schema):
+    items = fields.List(fields.Nested(KittyChangeSchema), required=True)
+    next = fields.Integer(allow_none=True, required=True)

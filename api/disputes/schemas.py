@@ -1,0 +1,66 @@
+from marshmallow import Schema, fields, validate
+
+from api.players.schemas import AMOUNT_MAX
+
+
+class DisputeCreateSchema(Schema):
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+
+
+class DisputeCreatedSchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True)
+    deal_id = fields.String(required=True)
+    position = fields.Integer(allow_none=True)
+
+
+class CorrectionSchema(Schema):
+    from_account = fields.String(required=True, validate=validate.Length(max=100))
+    to_account = fields.String(required=True, validate=validate.Length(max=100))
+    amount = fields.Integer(required=True, strict=True, validate=validate.Range(max=AMOUNT_MAX))
+
+
+class ResolutionSchema(Schema):
+    decision = fields.String(required=True, validate=validate.OneOf(["upheld", "rejected"]))
+    note = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+    corrections = fields.List(fields.Nested(CorrectionSchema), load_default=list,
+                              validate=validate.Length(max=50))
+
+
+class CorrectionPostedSchema(Schema):
+    id = fields.String(required=True)
+    from_account = fields.String(required=True)
+    to_account = fields.String(required=True)
+    amount = fields.Integer(required=True)
+
+
+class ResolvedSchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True)
+    decision = fields.String(required=True)
+    corrections = fields.List(fields.Nested(CorrectionPostedSchema), required=True)
+    position = fields.Integer(allow_none=True)
+
+
+class DisputeSchema(Schema):
+    id = fields.String(required=True)
+    deal_id = fields.String(required=True)
+    raised_by = fields.String(required=True)
+    reason = fields.String(required=True)
+    status = fields.String(required=True)
+    decision = fields.String(allow_none=True)
+    note = fields.String(allow_none=True)
+    corrections = fields.List(fields.Nested(CorrectionPostedSchema), required=True)
+    resolved_by = fields.String(allow_none=True)
+    raised_at = fields.String(required=True)
+    resolved_at = fields.String(allow_none=True)
+    position = fields.Integer(required=True)
+
+
+class DisputesSchema(Schema):
+    items = fields.List(fields.Nested(DisputeSchema), required=True)
+
+
+class DisputesQuerySchema(Schema):
+    status = fields.String(validate=validate.OneOf(["open", "resolved"]))
+    min_position = fields.Integer(validate=validate.Range(min=0, max=2**62))

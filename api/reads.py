@@ -1,0 +1,48 @@
+"""What the projection-backed reads share: read-your-writes and cursor paging."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from marshmallow import Schema, fields, validate
+
+from projections.store import ReadStore
+
+
+class CursorQuerySchema(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62), metadata={
+        "description": "the `next` of the previous page; 0 for the first page"})
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    min_position = fields.Integer(validate=validate.Range(min=0, max=2**62), metadata={
+        "description": "wait (at most 5 s) until the read models have applied this position"})
+
+
+class MinPositionSchema(Schema):
+    min_position = fields.Integer(validate=validate.Range(min=0, max=2**62), metadata={
+        "description": "wait (at most 5 s) until the read models have applied this position"})
+
+
+def read_store(min_position: int | None) -> ReadStore:
+    """The read models, once they have applied `min_position` (else 503)."""
+    services = current_app.extensions["pontoon"]
+    services.caught_up(min_position)
+    if services.store is None:
+        from api.services import ProjectionsBehind
+
+        raise ProjectionsBehind("this store keeps no read models")
+    return services.store  # type: ignore[no-any-return]
+
+
+def page(items: list[dict[str, Any]], limit: int, key: str = "position") -> dict[str, Any]:
+    return {"items": items, "next": items[-1][key] if len(items) == limit else None}
+
+
+def names() -> dict[str, str]:
+    """Player ids to names, for readable audits."""
+    services = current_app.extensions["pontoon"]
+    store = services.store
+    if store is None:
+        return {}
+    return {row["owner"]: row["name"] for row in store.rows(
+        "SELECT owner, name FROM accounts WHERE kind = 'player'")}

@@ -1,0 +1,164 @@
+"""Deals for dispute audits: each deal, its events in order, and the shuffle commitments of
+its table with the seeds once revealed (R1.7, R7.5).
+
+The audit itself is built when it is read: the timeline from the rows, every posting with its
+rule and reason, and a verification that re-decides the deal from its facts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from domain import facts as f
+from domain.aggregates import DealAggregate, TableAggregate, posting_id
+from domain.verification import verify_deal
+from projections.base import ReadModel, at
+from projections.store import ReadStore, Statement
+
+DEAL_EVENTS = tuple(value for name, value in vars(DealAggregate).items()
+                    if isinstance(value, type) and name[0].isupper() and name != "Event")
+
+
+class AuditModel(ReadModel):
+    name = "audit"
+    reads = (*DEAL_EVENTS, TableAggregate.PackShuffled)
+    tables = ("deals", "deal_events", "shuffles")
+
+    def statements(self, event: Any, position: int) -> Iterable[Statement]:
+        kind = type(event).__name__
+        if isinstance(event, TableAggregate.PackShuffled):
+            yield from _shuffled(event, position)
+            return
+        deal_id = str(event.originator_id)
+        fact = event.fact
+        if kind == "DealStarted":
+            yield ("INSERT INTO deals (deal_id, table_id, number, banker, players, phase, "
+                   "commitment, started_at, started_position) VALUES "
+                   "(%s, %s, %s, %s, %s, 'open', %s, %s, %s)",
+                   (deal_id, fact["table_id"], fact["number"], fact["banker"],
+                    json.dumps(fact["players"]), fact["commitment"], at(event), position))
+        elif kind in ("DealSettled", "DealVoided"):
+            yield ("UPDATE deals SET phase = %s, ended_at = %s, ended_position = %s "
+                   "WHERE deal_id = %s",
+                   ("settled" if kind == "DealSettled" else "void", at(event), position,
+                    deal_id))
+        yield ("INSERT INTO deal_events (deal_id, version, position, at, type, actor, fact) "
+               "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+               (deal_id, event.originator_version, position, at(event), kind, event.actor,
+                json.dumps(fact)))
+
+
+def _shuffled(event: Any, position: int) -> Iterable[Statement]:
+    table_id = str(event.originator_id)
+    fact = event.fact
+    yield ("INSERT INTO shuffles (table_id, commitment, shuffled_position) VALUES (%s, %s, %s)",
+           (table_id, fact["commitment"], position))
+    revealed = fact.get("revealed_seed")
+    if revealed:
+        yield ("UPDATE shuffles SET seed = %s, revealed_position = %s "
+               "WHERE table_id = %s AND commitment = %s",
+               (revealed, position, table_id,
+                hashlib.sha256(bytes.fromhex(revealed)).hexdigest()))
+
+
+# --- reading --------------------------------------------------------------------------
+
+def deal_row(store: ReadStore, deal_id: str) -> dict[str, Any] | None:
+    rows = store.rows("SELECT * FROM deals WHERE deal_id = %s", (deal_id,))
+    return rows[0] if rows else None
+
+
+def deal_history(store: ReadStore, deal_id: str) -> list[dict[str, Any]]:
+    return store.rows("SELECT version, position, at, type, actor, fact FROM deal_events "
+                      "WHERE deal_id = %s ORDER BY version", (deal_id,))
+
+
+def revealed_seed(store: ReadStore, table_id: str, commitment: str | None) -> str | None:
+    if commitment is None:
+        return None
+    rows = store.rows("SELECT seed FROM shuffles WHERE table_id = %s AND commitment = %s",
+                      (table_id, commitment))
+    return rows[0]["seed"] if rows else None
+
+
+def audit(store: ReadStore, deal_id: str, *, names: dict[str, str]) -> dict[str, Any] | None:
+    """The dispute audit of API.md, from the read model alone; None for an unknown deal."""
+    deal = deal_row(store, deal_id)
+    if deal is None:
+        return None
+    rows = deal_history(store, deal_id)
+    history = [f.Fact.from_dict(row["type"], json.loads(row["fact"])) for row in rows]
+    over = deal["phase"] in ("settled", "void")
+    seed = revealed_seed(store, deal["table_id"], deal["commitment"])
+    verification = verify_deal(history) if history else None
+    return {
+        "deal_id": deal_id, "table_id": deal["table_id"], "number": deal["number"],
+        "phase": deal["phase"], "banker": deal["banker"],
+        "players": json.loads(deal["players"]),
+        "timeline": [_moment(row, fact, over, names) for row, fact in zip(rows, history,
+                                                                           strict=True)],
+        "postings": _postings(deal_id, rows, history, names),
+        "pack": {"commitment": deal["commitment"], "seed": seed,
+                 "seed_matches": None if seed is None else
+                 hashlib.sha256(bytes.fromhex(seed)).hexdigest() == deal["commitment"]},
+        "verification": verification.to_dict() if verification else
+        {"replayed": False, "chips_conserved": False, "differences": ["no events"]},
+    }
+
+
+_ACTIONS = {"StakePlaced": "stake", "ShootBetPlaced": "shoot", "ShootPassed": "pass",
+            "CardBought": "buy", "HandTwisted": "twist", "HandSplit": "split",
+            "HandBurned": "burn", "HandStuck": "stick", "BankerDoubled": "double",
+            "BankerDeclinedToDouble": "decline", "BankerStayed": "stay"}
+
+
+def _moment(row: dict[str, Any], fact: f.Fact, over: bool, names: dict[str, str]
+            ) -> dict[str, Any]:
+    data = fact.to_dict()
+    player = data.get("player") or data.get("banker")
+    card = data.get("card")
+    if isinstance(fact, f.CardDealt) and not fact.face_up and not over:
+        card = None  # face down while the deal is open (API.md)
+    cards = [card] if "card" in data else data.get("cards")
+    amount = data.get("amount") or data.get("stake")
+    return {"at": row["at"], "position": row["position"], "version": row["version"],
+            "event": row["type"], "action": _ACTIONS.get(row["type"], row["type"]),
+            "actor": row["actor"], "player_id": player,
+            "player": names.get(player or ""), "hand": data.get("hand"),
+            "cards": cards, "amount": amount, "rule": data.get("rule"),
+            "automatic": data.get("automatic")}
+
+
+def _postings(deal_id: str, rows: list[dict[str, Any]], history: list[f.Fact],
+              names: dict[str, str]) -> list[dict[str, Any]]:
+    out = []
+    for row, fact in zip(rows, history, strict=True):
+        carried = [fact.posting] if getattr(fact, "posting", None) is not None else \
+            getattr(fact, "postings", [])
+        for index, p in enumerate(carried):
+            out.append({"id": posting_id(_uuid(deal_id), row["version"], index),
+                        "at": row["at"], "position": row["position"],
+                        "from_account": p.from_account, "to_account": p.to_account,
+                        "amount": p.amount, "rule": p.rule, "deal_id": deal_id,
+                        "hand": p.hand, "reason": p.reason,
+                        "explanation": f"{_who(p.from_account, names)} → "
+                                       f"{_who(p.to_account, names)}, {p.amount}: {p.reason}"})
+    return out
+
+
+def _who(account: str, names: dict[str, str]) -> str:
+    """An account in words: a player's name, the kitty, the deal's stakes, the treasury."""
+    kind, _, key = account.partition(":")
+    if kind == "player":
+        return names.get(key, key)
+    return {"kitty": "the kitty", "escrow": "the stakes on the table",
+            "treasury": "the treasury"}.get(kind, account)
+
+
+def _uuid(value: str) -> Any:
+    from uuid import UUID
+
+    return UUID(value)

@@ -1,0 +1,49 @@
+"""A read model: a projection of the ledger's events into rows of its own tables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC
+from typing import Any, ClassVar
+
+from eventsourcing.persistence import Tracking
+from eventsourcing.projection import Projection
+from eventsourcing.utils import get_topic
+
+from projections.store import ReadStore, Statement
+
+APPLICATION = "Ledger"
+
+
+class ReadModel(Projection[Any]):
+    """Subclasses say which events they read (`reads`) and the rows each event writes."""
+
+    name: str = ""
+    reads: ClassVar[tuple[type, ...]] = ()
+    tables: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.topics = tuple(get_topic(event_class) for event_class in cls.reads)
+
+    @property
+    def tracking_name(self) -> str:
+        """Each read model keeps its own position in the shared tracking table."""
+        return f"{APPLICATION}:{self.name}"
+
+    @property
+    def store(self) -> ReadStore:
+        return self.view  # type: ignore[no-any-return]
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        """The library's interface: one event, its rows and its position, one transaction."""
+        self.store.write(self.statements(domain_event, tracking.notification_id),
+                         Tracking(self.tracking_name, tracking.notification_id))
+
+    def statements(self, event: Any, position: int) -> Iterable[Statement]:
+        raise NotImplementedError
+
+
+def at(event: Any) -> str:
+    """RFC 3339 UTC with microseconds always, so the text sorts in time order."""
+    return str(event.timestamp.astimezone(UTC).isoformat(timespec="microseconds"))

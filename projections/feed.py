@@ -1,0 +1,75 @@
+"""The global event log for integrating apps (API.md `GET /v1/events`), secrets left out.
+
+Left out: every face-down card until its deal is settled or void; the pack order a deal
+starts from and leaves behind (it is the next deal's cards); a pack's seed until the next
+shuffle reveals it (the later event carries it as `revealed_seed`). Tokens and idempotency
+receipts are not part of the feed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.application import Ledger
+from projections.audit import deal_row
+from projections.base import at
+from projections.store import ReadStore
+
+HIDDEN_TOPICS = ("domain.aggregates:Token.", "domain.aggregates:Receipt.")
+SHORT_NAMES = {"DealAggregate": "Deal", "TableAggregate": "Table"}
+
+
+def events(ledger: Ledger, store: ReadStore, *, after: int, limit: int
+           ) -> tuple[list[dict[str, Any]], int | None]:
+    """Up to `limit` events after position `after`, and the cursor for the next page."""
+    page = ledger.recorder.select_notifications(start=after + 1, limit=limit)
+    settled: dict[str, bool] = {}
+    items = []
+    for notification in page:
+        if notification.topic.startswith(HIDDEN_TOPICS):
+            continue
+        event = ledger.mapper.to_domain_event(notification)
+        aggregate, _, name = type(event).__qualname__.partition(".")
+        data = _data(event)
+        if aggregate == "DealAggregate":
+            deal_id = str(event.originator_id)
+            if deal_id not in settled:
+                row = deal_row(store, deal_id)
+                settled[deal_id] = row is not None and row["phase"] != "open"
+            _redact(name, data, settled[deal_id])
+        elif aggregate == "TableAggregate":
+            _redact(name, data, True)
+        items.append({"position": notification.id, "at": at(event),
+                      "stream_id": str(event.originator_id),
+                      "type": f"{SHORT_NAMES.get(aggregate, aggregate)}.{name}",
+                      "data": data})
+    next_after = page[-1].id if len(page) == limit else None
+    return items, next_after
+
+
+def _data(event: Any) -> dict[str, Any]:
+    data = {key: value for key, value in vars(event).items()
+            if key not in ("originator_id", "originator_version", "timestamp",
+                           "originator_topic")}
+    if "fact" in data:
+        data["fact"] = dict(data["fact"])
+    return _plain(data)
+
+
+def _redact(name: str, data: dict[str, Any], deal_over: bool) -> None:
+    fact = data.get("fact", {})
+    for secret in ("pack", "pack_after", "seed"):
+        fact.pop(secret, None)
+    if name == "CardDealt" and not fact.get("face_up") and not deal_over:
+        fact["card"] = None
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe copies (UUIDs and times as text)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)

@@ -1,0 +1,117 @@
+"""Where the read models live: the ledger's own database, beside its events.
+
+Each store is the eventsourcing library's tracking recorder for its database, extended to
+write a batch of read-model rows and the tracking position in one transaction (so every
+event is applied exactly once) and to answer queries. The tables are created by the SQL in
+`migrations/`, applied with yoyo-migrations by `pontoon migrate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import quote
+
+from eventsourcing.persistence import Tracking
+from eventsourcing.postgres import PostgresTrackingRecorder
+from eventsourcing.sqlite import SQLiteTrackingRecorder
+from yoyo import get_backend, read_migrations
+
+from domain.application import Ledger
+
+if TYPE_CHECKING:
+    from api.config import Settings
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes")
+
+Statement = tuple[str, Sequence[Any]]
+
+
+class ReadStore(Protocol):
+    def write(self, statements: Iterable[Statement], tracking: Tracking) -> None: ...
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+    def max_tracking_id(self, application_name: str) -> int | None: ...
+
+    def wait(self, application_name: str, notification_id: int | None,
+             timeout: float = 1.0) -> None: ...
+
+    def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None: ...
+
+
+class SQLiteReadStore(SQLiteTrackingRecorder):
+    def write(self, statements: Iterable[Statement], tracking: Tracking) -> None:
+        with self.datastore.transaction(commit=True) as cursor:
+            for sql, params in statements:
+                cursor.execute(sql.replace("%s", "?"), params)
+            self._insert_tracking(cursor, tracking)
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(sql.replace("%s", "?"), params)
+            return [dict(row) for row in cursor.fetchall()]
+
+    def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None:
+        with self.datastore.transaction(commit=True) as cursor:
+            for table in tables:
+                cursor.execute(f"DELETE FROM {table}")  # noqa: S608 (fixed names)
+            for name in application_names:
+                cursor.execute("DELETE FROM tracking WHERE application_name = ?", (name,))
+
+
+class PostgresReadStore(PostgresTrackingRecorder):
+    def write(self, statements: Iterable[Statement], tracking: Tracking) -> None:
+        with self.datastore.transaction(commit=True) as cursor:
+            for sql, params in statements:
+                cursor.execute(sql, params, prepare=True)
+            self._insert_tracking(cursor, tracking)
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with self.datastore.transaction(commit=False) as cursor:
+            cursor.execute(sql, params)
+            return [dict(row) for row in cursor.fetchall()]
+
+    def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None:
+        with self.datastore.transaction(commit=True) as cursor:
+            for table in tables:
+                cursor.execute(f"DELETE FROM {table}")  # noqa: S608 (fixed names)
+            for name in application_names:
+                cursor.execute("DELETE FROM tracking WHERE application_name = %s", (name,))
+
+
+def read_store(ledger: Ledger, settings: Settings) -> ReadStore | None:
+    """The read store beside the ledger's events; None for the in-memory test store."""
+    datastore = getattr(ledger.factory, "datastore", None)
+    if settings.store == "sqlite":
+        return SQLiteReadStore(datastore=datastore)
+    if settings.store == "postgres":
+        return PostgresReadStore(datastore=datastore, tracking_table_name="tracking")
+    return None
+
+
+def apply_migrations(settings: Settings) -> list[str]:
+    """Apply every migration not yet applied; returns their ids."""
+    if settings.store == "memory":
+        return []
+    backend = get_backend(_yoyo_url(settings))
+    try:
+        migrations = read_migrations(str(MIGRATIONS))
+        with backend.lock():
+            pending = backend.to_apply(migrations)
+            backend.apply_migrations(pending)
+        return [m.id for m in pending]
+    finally:
+        backend.connection.close()
+
+
+def _yoyo_url(settings: Settings) -> str:
+    if settings.store == "sqlite":
+        return f"sqlite:///{settings.sqlite_path}"
+    env = settings.ledger_env()
+    auth = quote(env["POSTGRES_USER"]) + (
+        ":" + quote(env["POSTGRES_PASSWORD"]) if env["POSTGRES_PASSWORD"] else "")
+    return (f"postgresql+psycopg://{auth}@{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}/"
+            f"{env['POSTGRES_DBNAME']}?schema={env['POSTGRES_SCHEMA']}")

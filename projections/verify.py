@@ -1,0 +1,180 @@
+"""`pontoon verify`: re-check everything from the event store, the source of truth.
+
+- every deal decides again to exactly its recorded events (domain.verification);
+- chips are conserved: each account's entries chain (balance after = before + change), each
+  deal's postings match the accounts' entries one for one, and all balances sum to zero;
+- every seed matches its commitment, and every deal started from the pack its table's
+  shuffles and earlier deals give, so the seed reproduces every card dealt (R1.7).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain import facts as f
+from domain.aggregates import Account, DealAggregate, TableAggregate
+from domain.aggregates import posting_id as make_posting_id
+from domain.application import Ledger
+from domain.shuffle import shuffle_pack
+from domain.verification import verify_deal
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Report:
+    deals: int = 0
+    events: int = 0
+    accounts: int = 0
+    seeds: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def fail(self, message: str) -> None:
+        if len(self.failures) < 1000:
+            self.failures.append(message)
+
+
+def verify(ledger: Ledger, progress: Progress | None = None, page: int = 2000) -> Report:
+    report = Report()
+    head = ledger.recorder.max_notification_id() or 0
+    open_deals: dict[str, list[f.Fact]] = {}
+    deal_versions: dict[str, list[int]] = {}
+    expected_packs: dict[str, list[str] | None] = {}  # table -> the next deal's pack
+    deal_packs: dict[str, list[str] | None] = {}  # deal -> the pack it must start from
+    balances: dict[str, int] = {}
+    entries: dict[str, list[tuple[str, str, int]]] = {}  # posting id -> entries seen
+    deal_postings: dict[str, tuple[str, str, int]] = {}
+    rules: dict[str, int] = {}  # table -> packs
+    start = 1
+    while start <= head:
+        notes = ledger.recorder.select_notifications(start=start, limit=page)
+        if not notes:
+            break
+        for note in notes:
+            report.events += 1
+            event = ledger.mapper.to_domain_event(note)
+            if isinstance(event, DealAggregate.Event | DealAggregate.DealStarted):
+                _deal_event(event, report, open_deals, deal_versions, deal_packs,
+                            deal_postings)
+            elif isinstance(event, TableAggregate.Event | TableAggregate.TableOpened):
+                _table_event(event, report, expected_packs, deal_packs, rules)
+                _carried(event, deal_postings)
+            elif isinstance(event, Account.Opened):
+                report.accounts += 1
+                balances[_account_name(event)] = 0
+            elif isinstance(event, Account.Credited | Account.Debited):
+                _entry(event, report, balances, entries)
+        start = notes[-1].id + 1
+        if progress:
+            progress(notes[-1].id, head)
+    _check_postings(report, deal_postings, entries)
+    escrows = sum(_escrow_balance(facts) for facts in open_deals.values())
+    total = sum(balances.values()) + escrows
+    if total != 0:
+        report.fail(f"all balances and open deals' stakes sum to {total}, not 0 (R11.1)")
+    return report
+
+
+def _deal_event(event: Any, report: Report, open_deals: dict[str, list[f.Fact]],
+                versions: dict[str, list[int]], packs: dict[str, list[str] | None],
+                deal_postings: dict[str, tuple[str, str, int]]) -> None:
+    deal_id = str(event.originator_id)
+    fact = f.Fact.from_dict(type(event).__name__, event.fact)
+    history = open_deals.setdefault(deal_id, [])
+    history.append(fact)
+    _carried(event, deal_postings)
+    if isinstance(fact, f.DealStarted) and deal_id in packs:
+        expected = packs.pop(deal_id)
+        if expected is not None and fact.pack != expected:
+            report.fail(f"deal {deal_id} did not start from the pack its table's seed and "
+                        "earlier deals give (R1.4, R1.7)")
+    if isinstance(fact, f.DealSettled | f.DealVoided):
+        report.deals += 1
+        result = verify_deal(open_deals.pop(deal_id))
+        if not result.replayed:
+            report.fail(f"deal {deal_id} does not replay to its recorded events: "
+                        f"{'; '.join(result.differences[:2])}")
+        if not result.chips_conserved:
+            report.fail(f"deal {deal_id} does not conserve chips (R11.1)")
+
+
+def _carried(event: Any, postings: dict[str, tuple[str, str, int]]) -> None:
+    """The postings a deal's or a table's event carries, by the ids accounts know them by."""
+    data = event.fact
+    carried = [data["posting"]] if data.get("posting") else data.get("postings", [])
+    for index, p in enumerate(carried):
+        postings[make_posting_id(event.originator_id, event.originator_version, index)] = \
+            (p["from_account"], p["to_account"], p["amount"])
+
+
+def _table_event(event: Any, report: Report, expected: dict[str, list[str] | None],
+                 deal_packs: dict[str, list[str] | None], packs: dict[str, int]) -> None:
+    table_id = str(event.originator_id)
+    fact = f.Fact.from_dict(type(event).__name__, event.fact)
+    if isinstance(fact, f.TableOpened):
+        packs[table_id] = int(fact.rules.get("packs", 1))
+        expected[table_id] = None
+    elif isinstance(fact, f.PackArranged):
+        expected[table_id] = list(fact.cards)
+    elif isinstance(fact, f.PackShuffled):
+        report.seeds += 1
+        if hashlib.sha256(bytes.fromhex(fact.seed)).hexdigest() != fact.commitment:
+            report.fail(f"table {table_id}: a seed does not match its commitment (R1.7)")
+        expected[table_id] = shuffle_pack(fact.seed, packs.get(table_id, 1))
+    elif isinstance(fact, f.DealOpened):
+        deal_packs[fact.deal_id] = expected.get(table_id)
+    elif isinstance(fact, f.DealEnded):
+        expected[table_id] = list(fact.pack_after) if fact.pack_after is not None else None
+
+
+def _entry(event: Any, report: Report, balances: dict[str, int],
+           entries: dict[str, list[tuple[str, str, int]]]) -> None:
+    credit = isinstance(event, Account.Credited)
+    account = event.to_account if credit else event.from_account
+    before = balances.get(account, 0)
+    change = event.amount if credit else -event.amount
+    if event.amount <= 0 or event.balance_after != before + change:
+        report.fail(f"{account}: entry at version {event.originator_version} says "
+                    f"{event.balance_after} after {before} {change:+d} (R11.1)")
+    balances[account] = event.balance_after
+    entries.setdefault(event.posting_id, []).append(
+        (event.from_account, event.to_account, event.amount))
+
+
+def _check_postings(report: Report, deal_postings: dict[str, tuple[str, str, int]],
+                    entries: dict[str, list[tuple[str, str, int]]]) -> None:
+    """Each posting touching an account appears on it, the same, exactly once a side."""
+    for posting_id, posting in deal_postings.items():
+        sides = sum(1 for name in posting[:2] if not name.startswith("escrow:"))
+        seen = entries.get(posting_id, [])
+        if len(seen) != sides or any(entry != posting for entry in seen):
+            report.fail(f"posting {posting_id} {posting} does not match its account entries "
+                        f"{seen} (R11.1)")
+    for posting_id, seen in entries.items():
+        if len(seen) not in (1, 2) or len(set(seen)) != 1:
+            report.fail(f"posting {posting_id}: its entries disagree {seen} (R11.1)")
+
+
+def _escrow_balance(history: list[f.Fact]) -> int:
+    opened = history[0]
+    assert isinstance(opened, f.DealStarted)
+    escrow = f"escrow:{opened.deal_id}"
+    total = 0
+    for fact in history:
+        carried = [fact.posting] if getattr(fact, "posting", None) is not None else \
+            getattr(fact, "postings", [])
+        for p in carried:
+            total += p.amount if p.to_account == escrow else 0
+            total -= p.amount if p.from_account == escrow else 0
+    return total
+
+
+def _account_name(event: Any) -> str:
+    return "treasury" if event.kind == "treasury" else f"{event.kind}:{event.owner}"
