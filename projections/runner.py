@@ -25,9 +25,10 @@ from projections.base import ReadModel
 from projections.disputes import DisputesModel
 from projections.statements import StatementsModel
 from projections.store import TABLES, ReadStore
+from projections.tables import TablesModel
 
 MODELS: tuple[type[ReadModel], ...] = (BalancesModel, StatementsModel, AuditModel,
-                                       DisputesModel)
+                                       DisputesModel, TablesModel)
 log = logging.getLogger("pontoon.projections")
 
 Progress = Callable[[int, int], None]  # (position reached, head of the log)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from api.config import Settings
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
-TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes")
+TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables")
 
 Statement = tuple[str, Sequence[Any]]
 

@@ -11,9 +11,10 @@ from flask_smorest import Blueprint
 from api.auth import Forbidden, principal
 from api.common import etag, idempotency_key, if_match, ledger
 from api.deals.presenter import deal_view
-from api.deals.schemas import ActionSchema, AuditSchema, DealSchema
+from api.deals.schemas import ActionSchema, AuditSchema, DealSchema, LegalActionsSchema
 from api.reads import MinPositionSchema, names, read_store
 from domain.errors import NotFound
+from domain.legal import legal_actions
 from projections.audit import audit
 
 blp = Blueprint("deals", __name__, url_prefix="/v1/deals", description="Deals and actions")
@@ -70,3 +71,22 @@ class Audit(MethodView):
             raise NotFound(f"the audit of deal {deal_id} is not built yet; retry with "
                            "min_position")
         return found
+
+
+@blp.route("/<uuid:deal_id>/legal-actions")
+class LegalActions(MethodView):
+    @blp.response(200, LegalActionsSchema)
+    def get(self, deal_id: UUID) -> dict[str, Any]:
+        """What may be done now: who, which hand, which actions and amounts (chips held)."""
+        who = principal()
+        engine = ledger().deal(str(deal_id)).engine
+        turn = engine.turn
+        if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
+            raise Forbidden("a player sees only the deals they play in")
+        chips = {turn[0]: ledger().player_account(turn[0]).balance} if turn else None
+        items = [{"player_id": a.player, "hand": a.hand, "action": a.action,
+                  "amount_min": a.amount_min, "amount_max": a.amount_max}
+                 for a in legal_actions(engine, chips)]
+        if who.role == "player":
+            items = [item for item in items if item["player_id"] == who.player_id]
+        return {"phase": engine.phase, "items": items}

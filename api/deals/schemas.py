@@ -126,3 +126,17 @@ class AuditSchema(Schema):
     postings = fields.List(fields.Nested(AuditPostingSchema), required=True)
     pack = fields.Nested(AuditPackSchema, required=True)
     verification = fields.Nested(VerificationSchema, required=True)
+
+
+class LegalActionSchema(Schema):
+    player_id = fields.String(required=True)
+    hand = fields.Integer(required=True)
+    action = fields.String(required=True)
+    amount_min = fields.Integer(allow_none=True, metadata={
+        "description": "for split: the smallest shoot bet on the new hand (optional)"})
+    amount_max = fields.Integer(allow_none=True)
+
+
+class LegalActionsSchema(Schema):
+    phase = fields.String(required=True)
+    items = fields.List(fields.Nested(LegalActionSchema), required=True)

@@ -1,0 +1,44 @@
+"""Tables with their banker, kitty and deals played, for listing (the pages' index)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from domain.aggregates import TableAggregate
+from projections.base import ReadModel, at
+from projections.store import ReadStore, Statement
+
+
+class TablesModel(ReadModel):
+    name = "tables"
+    reads = (TableAggregate.TableOpened, TableAggregate.KittyPutUp, TableAggregate.BankSold,
+             TableAggregate.DealEnded)
+    tables = ("tables",)
+
+    def statements(self, event: Any, position: int) -> Iterable[Statement]:
+        table_id, fact = str(event.originator_id), event.fact
+        if isinstance(event, TableAggregate.TableOpened):
+            yield ("INSERT INTO tables (table_id, name, shoot, banker, kitty, deals_played, "
+                   "opened_at, position) VALUES (%s, %s, %s, %s, 0, 0, %s, %s)",
+                   (table_id, fact["name"], bool(fact["rules"].get("shoot")), fact["banker"],
+                    at(event), position))
+        elif isinstance(event, TableAggregate.KittyPutUp):
+            yield ("UPDATE tables SET kitty = %s, position = %s WHERE table_id = %s",
+                   (fact["kitty_after"], position, table_id))
+        elif isinstance(event, TableAggregate.BankSold):
+            yield ("UPDATE tables SET banker = %s, kitty = 0, position = %s WHERE table_id = %s",
+                   (fact["buyer"], position, table_id))
+        else:
+            yield ("UPDATE tables SET banker = %s, kitty = %s, deals_played = deals_played + 1, "
+                   "position = %s WHERE table_id = %s",
+                   (fact["next_banker"], fact["kitty_after"], position, table_id))
+
+
+def tables(store: ReadStore) -> list[dict[str, Any]]:
+    return store.rows("SELECT * FROM tables ORDER BY opened_at")
+
+
+def deals_of(store: ReadStore, table_id: str, limit: int = 100) -> list[dict[str, Any]]:
+    return store.rows("SELECT deal_id, number, phase, banker, started_at, ended_at FROM deals "
+                      "WHERE table_id = %s ORDER BY number DESC LIMIT %s", (table_id, limit))
