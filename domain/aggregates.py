@@ -10,7 +10,7 @@ Receipts remember idempotent commands. See docs/architecture.md.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate
@@ -67,6 +67,23 @@ class _FactAggregate(Aggregate):
         for fact in decided:
             self.trigger_event(getattr(type(self), fact.type), fact=fact.to_dict(), actor=actor)
 
+    id_field = ""  # the field of the first fact that names the aggregate
+
+    @classmethod
+    def begin(cls, decided: list[f.Fact], actor: str | None = None) -> Self:
+        """Create the aggregate with its first fact, then record the others."""
+        opened = decided[0].to_dict()
+        aggregate = cls._create(getattr(cls, decided[0].type), id=UUID(opened[cls.id_field]),
+                                fact=opened, actor=actor)
+        aggregate.record(decided[1:], actor)
+        return aggregate
+
+
+def _note_end(self: Any, aggregate: Any) -> None:
+    """A settled or void deal remembers when, and at which version, for its postings' ids."""
+    _FactAggregate.Event.apply(self, aggregate)
+    aggregate.ended = {"at": self.timestamp.isoformat(), "version": self.originator_version}
+
 
 class DealAggregate(_FactAggregate):
     """One deal: cards, stakes, shoot bets, turns and its settlement (R3–R9)."""
@@ -101,23 +118,12 @@ class DealAggregate(_FactAggregate):
     class BankerStayed(_FactAggregate.Event): ...
 
     class DealSettled(_FactAggregate.Event):
-        def apply(self, aggregate: Any) -> None:
-            super().apply(aggregate)
-            aggregate.ended = {"at": self.timestamp.isoformat(), "version": self.originator_version}
+        apply = _note_end
 
     class DealVoided(_FactAggregate.Event):
-        def apply(self, aggregate: Any) -> None:
-            super().apply(aggregate)
-            aggregate.ended = {"at": self.timestamp.isoformat(), "version": self.originator_version}
+        apply = _note_end
 
-    @classmethod
-    def begin(cls, decided: list[f.Fact], actor: str | None = None) -> DealAggregate:
-        opened = decided[0]
-        assert isinstance(opened, f.DealStarted)
-        deal = cls._create(cls.DealStarted, id=UUID(opened.deal_id), fact=opened.to_dict(),
-                           actor=actor)
-        deal.record(decided[1:], actor)
-        return deal
+    id_field = "deal_id"
 
 
 class TableAggregate(_FactAggregate):
@@ -157,14 +163,7 @@ class TableAggregate(_FactAggregate):
     class DealOpened(_FactAggregate.Event): ...
     class DealEnded(_FactAggregate.Event): ...
 
-    @classmethod
-    def begin(cls, decided: list[f.Fact], actor: str | None = None) -> TableAggregate:
-        opened = decided[0]
-        assert isinstance(opened, f.TableOpened)
-        table = cls._create(cls.TableOpened, id=UUID(opened.table_id), fact=opened.to_dict(),
-                            actor=actor)
-        table.record(decided[1:], actor)
-        return table
+    id_field = "table_id"
 
 
 class Account(Aggregate):

@@ -42,16 +42,26 @@ class ReadStore(Protocol):
     def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None: ...
 
 
-class SQLiteReadStore(SQLiteTrackingRecorder):
+class _Rows:
+    """Writing rows with their tracking position, and reading them, on either database."""
+
+    datastore: Any
+    placeholder = "%s"
+    if TYPE_CHECKING:  # provided by the library's tracking recorders
+        def _insert_tracking(self, cursor: Any, tracking: Tracking) -> None: ...
+
+    def _sql(self, sql: str) -> str:
+        return sql if self.placeholder == "%s" else sql.replace("%s", self.placeholder)
+
     def write(self, statements: Iterable[Statement], tracking: Tracking) -> None:
         with self.datastore.transaction(commit=True) as cursor:
             for sql, params in statements:
-                cursor.execute(sql.replace("%s", "?"), params)
+                cursor.execute(self._sql(sql), params)
             self._insert_tracking(cursor, tracking)
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(sql.replace("%s", "?"), params)
+            cursor.execute(self._sql(sql), params)
             return [dict(row) for row in cursor.fetchall()]
 
     def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None:
@@ -59,27 +69,16 @@ class SQLiteReadStore(SQLiteTrackingRecorder):
             for table in tables:
                 cursor.execute(f"DELETE FROM {table}")  # noqa: S608 (fixed names)
             for name in application_names:
-                cursor.execute("DELETE FROM tracking WHERE application_name = ?", (name,))
+                cursor.execute(self._sql("DELETE FROM tracking WHERE application_name = %s"),
+                               (name,))
 
 
-class PostgresReadStore(PostgresTrackingRecorder):
-    def write(self, statements: Iterable[Statement], tracking: Tracking) -> None:
-        with self.datastore.transaction(commit=True) as cursor:
-            for sql, params in statements:
-                cursor.execute(sql, params, prepare=True)
-            self._insert_tracking(cursor, tracking)
+class SQLiteReadStore(_Rows, SQLiteTrackingRecorder):
+    placeholder = "?"
 
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        with self.datastore.transaction(commit=False) as cursor:
-            cursor.execute(sql, params)
-            return [dict(row) for row in cursor.fetchall()]
 
-    def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None:
-        with self.datastore.transaction(commit=True) as cursor:
-            for table in tables:
-                cursor.execute(f"DELETE FROM {table}")  # noqa: S608 (fixed names)
-            for name in application_names:
-                cursor.execute("DELETE FROM tracking WHERE application_name = %s", (name,))
+class PostgresReadStore(_Rows, PostgresTrackingRecorder):
+    pass
 
 
 def read_store(ledger: Ledger, settings: Settings) -> ReadStore | None:
