@@ -2,7 +2,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run demo-game test lint bench clean
+.PHONY: install run demo demo-game test lint bench clean
 
 install: $(STAMP)
 
@@ -17,6 +17,12 @@ $(STAMP): pyproject.toml
 # printed (or PONTOON_TREASURER_TOKEN when set).
 run: install
 	$(BIN)/pontoon serve --migrate --print-treasurer-token
+
+# A fresh var/demo.sqlite3 served at 127.0.0.1:8000 with a fresh treasurer token (printed),
+# 200 Shoot Pontoon deals played by bots over the REST API, then the treasurer's pages to
+# open; the service runs until Ctrl-C (scripts/demo.sh).
+demo: install
+	BIN=$(BIN) bash scripts/demo.sh
 
 demo-game: install
 	$(BIN)/pontoon demo

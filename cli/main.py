@@ -34,6 +34,33 @@ def demo(seed: str | None, players: int) -> None:
 
 
 @main.command()
+@click.option("--players", type=click.IntRange(2, 14), default=6, show_default=True,
+              help="Bots to register and seat.")
+@click.option("--deals", type=click.IntRange(1), default=500, show_default=True,
+              help="Deals to play.")
+@click.option("--shoot", is_flag=True, help="Shoot Pontoon: the banker puts up a kitty.")
+@click.option("--url", default="http://127.0.0.1:8000", show_default=True,
+              help="The service's address.")
+@click.option("--token", envvar="PONTOON_TREASURER_TOKEN", default=None, show_envvar=True,
+              help="A treasurer token (default: PONTOON_TREASURER_TOKEN).")
+@click.option("--seed", type=str, default=None,
+              help="Seed of the bots' choices (the service shuffles the pack itself).")
+@click.option("--table", "table_id", type=str, default=None,
+              help="Keep playing at this existing table (staff act for its seats).")
+def simulate(players: int, deals: int, shoot: bool, url: str, token: str | None,
+             seed: str | None, table_id: str | None) -> None:
+    """Bots play complete deals through the REST API, each with its own player token."""
+    from cli.simulate import run_simulation
+
+    if not token:
+        raise click.UsageError("a treasurer token is needed: --token or PONTOON_TREASURER_TOKEN")
+    code = run_simulation(Console(), url=url, token=token, players=players, deals=deals,
+                          shoot=shoot, seed=seed, table_id=table_id)
+    if code:
+        raise SystemExit(code)
+
+
+@main.command()
 def migrate() -> None:
     """Create the store's tables (a deploy step; workers never create tables)."""
     from api.config import Settings

@@ -1,0 +1,90 @@
+"""`pontoon simulate` as a real process against a real `pontoon serve` process.
+
+The server runs on a temporary SQLite file and a free port (the fixture of test_serve.py
+starts it, waits for it and always stops it). The bots play 15 Shoot Pontoon deals over
+HTTP; the test then checks over HTTP that the table played them, that each bot acted with
+its own player token, that the ledger's balances total 0 and that deals' audits replay.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_serve import PONTOON, TOKEN, Server, _serve, _wait_until_healthy
+
+DEALS = 15
+SIMULATE_TIMEOUT = 240
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    yield from _serve(f"sqlite:///{tmp_path}/simulate.sqlite3", tmp_path, migrate=True)
+
+
+def _events(server: Server, head: int) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = server.expect(200, "GET", f"/v1/events?after={after}&limit=500")
+        items += page["items"]
+        if page["next"] is None or not page["items"]:
+            return items
+        after = page["next"]
+        assert after <= head
+
+
+@pytest.mark.slow
+def test_simulate_plays_shoot_pontoon_deals_through_the_api(server: Server,
+                                                            tmp_path: Path) -> None:
+    _wait_until_healthy(server)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PONTOON_")}
+    env["PONTOON_TREASURER_TOKEN"] = TOKEN
+    run = subprocess.run([str(PONTOON), "simulate", "--players", "4", "--deals", str(DEALS),
+                          "--shoot", "--url", server.base, "--seed", "e2e"],
+                         env=env, cwd=tmp_path, capture_output=True, text=True,
+                         timeout=SIMULATE_TIMEOUT, check=False)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, f"{output}\n{server.log_tail()}"
+    found = re.search(r"table ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
+                      run.stdout)
+    assert found, output
+    table_id = found.group(1)
+    assert "total 0" in run.stdout, output
+    assert "Traceback" not in output
+
+    table = server.expect(200, "GET", f"/v1/tables/{table_id}")
+    assert table["deals_played"] == DEALS
+    assert table["deal_id"] is None
+    assert table["rules"]["shoot"] is True and len(table["seats"]) == 4
+
+    head = server.expect(200, "GET", "/v1/health")["position"]
+    balances = server.expect(200, "GET", f"/v1/balances?min_position={head}")
+    assert balances["total"] == 0
+    assert sum(a["balance"] for a in balances["accounts"]) == 0
+    # Stakes sit in a deal's escrow only while it is open: every deal is over.
+    assert all(a["balance"] == 0 for a in balances["accounts"] if a["kind"] == "escrow")
+
+    events = _events(server, head)
+    deal_ids = [e["data"]["fact"]["deal_id"] for e in events
+                if e["type"] == "Table.DealOpened" and e["stream_id"] == table_id]
+    assert len(deal_ids) == DEALS
+    # Each bot acted with its own player token: stakes name the staking player as actor.
+    stakes = [e["data"] for e in events if e["type"] == "Deal.StakePlaced"]
+    assert len(stakes) >= DEALS
+    assert all(s["actor"] == f"player:{s['fact']['player']}" for s in stakes)
+    # The banker put up a kitty before the first deal (R9.1).
+    assert any(e["type"] == "Table.KittyPutUp" and e["stream_id"] == table_id for e in events)
+
+    for deal_id in deal_ids:
+        assert server.expect(200, "GET", f"/v1/deals/{deal_id}")["phase"] in ("settled", "void")
+    for deal_id in {deal_ids[0], deal_ids[len(deal_ids) // 2], *deal_ids[-3:]}:
+        audit = server.expect(200, "GET", f"/v1/deals/{deal_id}/audit?min_position={head}")
+        assert audit["verification"]["replayed"] is True, audit["verification"]
+        assert audit["verification"]["chips_conserved"] is True, audit["verification"]
