@@ -60,14 +60,14 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
                 continue
             codes = [400, 401, 403, 404] + ([409, 422] if method != "get" else [])
             if path and path.startswith("/v1/") and method == "get" and _PROJECTED(path):
-                codes.append(503)
+                codes += [409, 503]  # min_position beyond the log; read models lagging
             for code in codes:
                 responses.setdefault(code, http.HTTPStatus(code).name)
 
 
 def _PROJECTED(path: str) -> bool:  # noqa: N802
     """Reads that wait for a projection (min_position) may answer 503 if it lags."""
-    return any(part in path for part in ("statement", "balances", "kitty-history", "audit",
+    return any(part in path for part in ("statement", "balance", "kitty-history", "audit",
                                         "disputes", "events"))
 
 
@@ -81,6 +81,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     from api.players.resources import blp as players
     from api.tables.resources import blp as tables
     from api.tokens.resources import blp as tokens
+    from api.web import bp as web
 
     settings = settings or Settings.from_env()
     app = Flask("pontoon")
@@ -100,6 +101,9 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     for blueprint in (players, tokens, tables, deals, disputes, balances, events, health):
         api.register_blueprint(blueprint)
     errors.register(app)
+    # The treasurer's pages: a plain Flask blueprint (templates and static files of its
+    # own, under /web), so they stay out of /openapi.json.
+    app.register_blueprint(web)
     assets = Path(swagger_ui_bundle.swagger_ui_path)
 
     @app.get("/docs/assets/<path:name>")

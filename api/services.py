@@ -9,7 +9,7 @@ from api.auth import Principal
 from api.config import Settings
 from api.store import build_ledger
 from domain.application import Ledger
-from domain.errors import PontoonError
+from domain.errors import NotNow, PontoonError
 from projections.runner import Projections, start_in_process
 from projections.store import read_store
 
@@ -29,11 +29,15 @@ class Services:
         self._stop = threading.Event()
         if settings.treasurer_token:
             self.adopt_treasurer_token(settings.treasurer_token)
+        self._runner = None
         if self.projections is not None and settings.projections_in_process:
-            start_in_process(self.projections, settings.lock_path, self._stop)
+            self._runner = start_in_process(self.projections, settings.lock_path, self._stop)
 
     def close(self) -> None:
+        """Stop following the log before the store's connections close under it."""
         self._stop.set()
+        if self._runner is not None:
+            self._runner.join(timeout=10)
         self.ledger.close()
 
     def caught_up(self, min_position: int | None, timeout: float = 5.0) -> None:
@@ -42,6 +46,10 @@ class Services:
             return
         if self.projections is None:
             raise ProjectionsBehind("this store keeps no read models")
+        head = self.projections.head()
+        if min_position > head:
+            raise NotNow(f"min_position {min_position} is beyond the end of the event log "
+                         f"(position {head}): pass the position a command answered")
         try:
             self.projections.wait(min_position, timeout)
         except TimeoutError:

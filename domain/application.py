@@ -377,6 +377,7 @@ class Ledger(Application[UUID]):
                     if account_id not in accounts:
                         accounts[account_id] = self._treasury() if account_id == TREASURY_ID \
                             else self._load(Account, str(account_id), "account", True)
+            tables = self._kitty_corrections(postings, dispute_id)
             version = dispute.version + 1
             ids = self._post(accounts, [(p, (dispute.id, version, i), dispute.deal_id, None)
                                         for i, p in enumerate(postings)])
@@ -385,10 +386,28 @@ class Ledger(Application[UUID]):
                         for pid, p in zip(ids, postings, strict=True)]
             dispute.resolve(decision=decision, note=note, corrections=recorded,
                             resolved_by=resolved_by)
-            return [dispute, *accounts.values()], {
+            return [dispute, *accounts.values(), *tables], {
                 "id": dispute_id, "status": "resolved", "decision": decision,
                 "corrections": recorded}
         return self._command("resolve_dispute", request, key, decide)
+
+    def _kitty_corrections(self, postings: Sequence[Posting], dispute_id: str
+                           ) -> list[TableAggregate]:
+        """A correction into or out of a kitty also tells its table, whose kitty limits
+        shoot bets (R9.2), in the same save."""
+        changes: dict[str, int] = {}
+        for posting in postings:
+            for name, sign in ((posting.from_account, -1), (posting.to_account, 1)):
+                if name.startswith("kitty:"):
+                    table_id = name.removeprefix("kitty:")
+                    changes[table_id] = changes.get(table_id, 0) + sign * posting.amount
+        tables = []
+        for table_id, change in changes.items():
+            table = self._load(TableAggregate, table_id, "table", True)
+            if change:
+                table.record(table.trial().correct_kitty(change, dispute_id))
+            tables.append(table)
+        return tables
 
     # --- queries -----------------------------------------------------------------------
 

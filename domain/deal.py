@@ -382,8 +382,8 @@ class Deal(DealState):
             raise NotAllowed("a hand burns only its first two cards, before any other action "
                              "(R10.8)", "R10.8")
         if hard_total(current.cards) != total:
-            raise NotAllowed(f"only two cards making a hard {total} may be burned; this hand's "
-                             f"hard total is {hard_total(current.cards)} (R10.8)", "R10.8")
+            raise NotAllowed(f"only two cards making a hard {total} may be burned (R10.8)",
+                             "R10.8")
         index = self.turn_hand
         self._emit(f.HandBurned(player, index, list(current.cards)))
         self._deal(player, index, False, "R10.8", supply)
@@ -433,8 +433,9 @@ class Deal(DealState):
                              "(R9.5)", "R9.5")
         minimum = self.rules.stick_minimum
         if value(current.cards) < minimum:
-            raise NotAllowed(f"a hand of {value(current.cards)} may not stick: it needs at least "
-                             f"{minimum}; buy or twist ({'R4.6' if minimum == 15 else 'R10.2'})",
+            # The total is not stated: staff acting for a seat must not learn hidden cards.
+            raise NotAllowed(f"this hand may not stick under {minimum}: buy or twist "
+                             f"({'R4.6' if minimum == 15 else 'R10.2'})",
                              "R4.6" if minimum == 15 else "R10.2")
         self._emit(f.HandStuck(player, self.turn_hand, False, "R4.6"))
         self._next_turn()

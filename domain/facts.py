@@ -261,6 +261,15 @@ class AuctionClosed(Fact):
 
 
 @dataclass(slots=True)
+class KittyCorrected(Fact):
+    """A dispute's correction moved chips into or out of the kitty (R11.4)."""
+
+    change: int
+    kitty_after: int
+    dispute_id: str
+
+
+@dataclass(slots=True)
 class DealOpened(Fact):
     deal_id: str
     number: int

@@ -213,6 +213,16 @@ class Table:
             passed.append(bidder)
         return self._record(f.AuctionClosed(None, None, passed))
 
+    def correct_kitty(self, change: int, dispute_id: str) -> list[f.Fact]:
+        """A dispute's correction into or out of the kitty, between deals (R11.4)."""
+        if self.deal_id is not None:
+            raise NotNow("the kitty is corrected between deals, when no deal holds it (R11.4)",
+                          "R11.4")
+        if self.kitty + change < 0:
+            raise NotAllowed(f"the kitty holds {self.kitty}; a correction cannot take out "
+                             f"{-change} (R11.4)", "R11.4")
+        return self._record(f.KittyCorrected(change, self.kitty + change, dispute_id))
+
     def start_deal(self, *, deal_id: str, chips: Mapping[str, int] | None = None,
                    seed: str | None = None, cards: Sequence[str] | None = None
                    ) -> tuple[Deal, list[f.Fact], list[f.Fact]]:
@@ -344,6 +354,9 @@ class Table:
         self.auction = None
         self.auction_failed = e.sold_to is None
 
+    def _kitty_corrected(self, e: f.KittyCorrected) -> None:
+        self.kitty = e.kitty_after
+
     def _deal_opened(self, e: f.DealOpened) -> None:
         self.deal_id = e.deal_id
 
@@ -365,6 +378,7 @@ _APPLY: dict[type[f.Fact], Callable[[Table, Any], None]] = {
     f.KittyPutUp: Table._kitty, f.BankSold: Table._sold, f.AuctionOpened: Table._auction_opened,
     f.BidPlaced: Table._bid, f.AuctionClosed: Table._auction_closed,
     f.DealOpened: Table._deal_opened, f.DealEnded: Table._deal_ended,
+    f.KittyCorrected: Table._kitty_corrected,
 }
 
 

@@ -162,3 +162,20 @@ def _uuid(value: str) -> Any:
     from uuid import UUID
 
     return UUID(value)
+
+
+def escrow_balances_at(store: ReadStore, time: str) -> dict[str, int]:
+    """The stakes waiting on each deal at a past time (deals settled by then hold none)."""
+    rows = store.rows("SELECT e.deal_id, e.fact FROM deal_events e JOIN deals d "
+                      "ON d.deal_id = e.deal_id WHERE e.at <= %s AND d.started_at <= %s "
+                      "AND (d.ended_at IS NULL OR d.ended_at > %s)", (time, time, time))
+    held: dict[str, int] = {}
+    for row in rows:
+        escrow = f"escrow:{row['deal_id']}"
+        fact = json.loads(row["fact"])
+        for p in [fact["posting"]] if fact.get("posting") else fact.get("postings", []):
+            if p["to_account"] == escrow:
+                held[escrow] = held.get(escrow, 0) + p["amount"]
+            if p["from_account"] == escrow:
+                held[escrow] = held.get(escrow, 0) - p["amount"]
+    return held

@@ -6,6 +6,7 @@ import csv
 from datetime import UTC, datetime
 from typing import IO
 
+from projections.audit import escrow_balances_at
 from projections.balances import balances
 from projections.statements import COLUMNS, balance_at, entries_between
 from projections.store import ReadStore
@@ -19,9 +20,12 @@ def write_csv(store: ReadStore, kind: str, start: datetime, end: datetime,
     if kind == "balances":
         writer.writerow(["account", "kind", "name", "balance", "as_of"])
         rows = balances(store)
+        escrows = escrow_balances_at(store, until)
         for row in rows:
-            writer.writerow([row["account"], row["kind"], row["name"],
-                             balance_at(store, row["account"], time=until), until])
+            account = row["account"]
+            held = escrows.get(account, 0) if row["kind"] == "escrow" else \
+                balance_at(store, account, time=until)
+            writer.writerow([account, row["kind"], row["name"], held, until])
         return len(rows)
     entries = entries_between(store, since, until,
                               kind="kitty" if kind == "kitty" else "player")

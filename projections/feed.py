@@ -1,9 +1,9 @@
 """The global event log for integrating apps (API.md `GET /v1/events`), secrets left out.
 
 Left out: every face-down card until its deal is settled or void; the pack order a deal
-starts from and leaves behind (it is the next deal's cards); a pack's seed until the next
-shuffle reveals it (the later event carries it as `revealed_seed`). Tokens and idempotency
-receipts are not part of the feed.
+starts from and leaves behind (it is the next deal's cards), and an ordered table's pack; a
+pack's seed until the next shuffle reveals it (the later event carries it as
+`revealed_seed`). Tokens and idempotency receipts are not part of the feed.
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ def _redact(name: str, data: dict[str, Any], deal_over: bool) -> None:
     fact = data.get("fact", {})
     for secret in ("pack", "pack_after", "seed"):
         fact.pop(secret, None)
+    if name == "PackArranged":
+        fact.pop("cards", None)  # an ordered pack is the dealing order
     if name == "CardDealt" and not fact.get("face_up") and not deal_over:
         fact["card"] = None
 

@@ -66,7 +66,8 @@ class Projections:
                 event = self.ledger.mapper.to_domain_event(notification)
                 statements.extend(model.statements(event, notification.id))
         try:
-            self.store.write(statements, Tracking(model.tracking_name, page[-1].id))
+            self.store.write(statements, Tracking(model.tracking_name, page[-1].id),
+                             after=start - 1)
         except IntegrityError:
             # Another runner applied this page first; its rows are the same. Move on.
             log.info("%s: page from %s was applied by another runner", model.name, start)

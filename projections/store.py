@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
-from eventsourcing.persistence import Tracking
+from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
+from psycopg.sql import SQL, Identifier
 from yoyo import get_backend, read_migrations
 
 from domain.application import Ledger
@@ -30,7 +31,8 @@ Statement = tuple[str, Sequence[Any]]
 
 
 class ReadStore(Protocol):
-    def write(self, statements: Iterable[Statement], tracking: Tracking) -> None: ...
+    def write(self, statements: Iterable[Statement], tracking: Tracking,
+              after: int | None = None) -> None: ...
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
 
@@ -53,19 +55,40 @@ class _Rows:
     def _sql(self, sql: str) -> str:
         return sql if self.placeholder == "%s" else sql.replace("%s", self.placeholder)
 
-    def write(self, statements: Iterable[Statement], tracking: Tracking) -> None:
+    def _begin(self, cursor: Any) -> None:
+        """Before the first statement of a transaction (PostgreSQL sets its schema)."""
+
+    lock_row = ""
+
+    def write(self, statements: Iterable[Statement], tracking: Tracking,
+              after: int | None = None) -> None:
+        """Rows and position in one transaction. `after`: the position the page follows;
+        if the model has moved elsewhere since it was read, nothing is written, so two
+        runners never apply an overlapping page twice."""
         with self.datastore.transaction(commit=True) as cursor:
+            self._begin(cursor)
+            if after is not None:
+                cursor.execute(self._sql("SELECT notification_id FROM tracking WHERE "
+                                         "application_name = %s" + self.lock_row),
+                               (tracking.application_name,))
+                row = cursor.fetchone()
+                now = (row["notification_id"] if row else None) or 0
+                if now != after:
+                    raise IntegrityError(f"{tracking.application_name} is at {now}, not "
+                                         f"{after}: the page was applied by another runner")
             for sql, params in statements:
                 cursor.execute(self._sql(sql), params)
             self._insert_tracking(cursor, tracking)
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self.datastore.transaction(commit=False) as cursor:
+            self._begin(cursor)
             cursor.execute(self._sql(sql), params)
             return [dict(row) for row in cursor.fetchall()]
 
     def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None:
         with self.datastore.transaction(commit=True) as cursor:
+            self._begin(cursor)
             for table in tables:
                 cursor.execute(f"DELETE FROM {table}")  # noqa: S608 (fixed names)
             for name in application_names:
@@ -78,7 +101,11 @@ class SQLiteReadStore(_Rows, SQLiteTrackingRecorder):
 
 
 class PostgresReadStore(_Rows, PostgresTrackingRecorder):
-    pass
+    lock_row = " FOR UPDATE"  # SQLite writes are serialised already
+    def _begin(self, cursor: Any) -> None:
+        # The read models live in the store's schema (`?schema=`), like its events.
+        cursor.execute(SQL("SET LOCAL search_path TO {}").format(
+            Identifier(self.datastore.schema)))
 
 
 def read_store(ledger: Ledger, settings: Settings) -> ReadStore | None:

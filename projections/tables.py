@@ -13,7 +13,7 @@ from projections.store import ReadStore, Statement
 class TablesModel(ReadModel):
     name = "tables"
     reads = (TableAggregate.TableOpened, TableAggregate.KittyPutUp, TableAggregate.BankSold,
-             TableAggregate.DealEnded)
+             TableAggregate.DealEnded, TableAggregate.KittyCorrected)
     tables = ("tables",)
 
     def statements(self, event: Any, position: int) -> Iterable[Statement]:
@@ -23,7 +23,7 @@ class TablesModel(ReadModel):
                    "opened_at, position) VALUES (%s, %s, %s, %s, 0, 0, %s, %s)",
                    (table_id, fact["name"], bool(fact["rules"].get("shoot")), fact["banker"],
                     at(event), position))
-        elif isinstance(event, TableAggregate.KittyPutUp):
+        elif isinstance(event, TableAggregate.KittyPutUp | TableAggregate.KittyCorrected):
             yield ("UPDATE tables SET kitty = %s, position = %s WHERE table_id = %s",
                    (fact["kitty_after"], position, table_id))
         elif isinstance(event, TableAggregate.BankSold):

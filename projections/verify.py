@@ -47,7 +47,7 @@ def verify(ledger: Ledger, progress: Progress | None = None, page: int = 2000) -
     open_deals: dict[str, list[f.Fact]] = {}
     deal_versions: dict[str, list[int]] = {}
     expected_packs: dict[str, list[str] | None] = {}  # table -> the next deal's pack
-    deal_packs: dict[str, list[str] | None] = {}  # deal -> the pack it must start from
+    deal_packs: dict[str, Any] = {}  # deal -> the pack it must (or did) start from
     balances: dict[str, int] = {}
     entries: dict[str, list[tuple[str, str, int]]] = {}  # posting id -> entries seen
     deal_postings: dict[str, tuple[str, str, int]] = {}
@@ -74,6 +74,11 @@ def verify(ledger: Ledger, progress: Progress | None = None, page: int = 2000) -
         start = notes[-1].id + 1
         if progress:
             progress(notes[-1].id, head)
+    for deal_id, history in open_deals.items():  # deals still in play replay so far
+        result = verify_deal(history)
+        if not result.replayed:
+            report.fail(f"deal {deal_id} (in play) does not replay to its recorded events: "
+                        f"{'; '.join(result.differences[:2])}")
     _check_postings(report, deal_postings, entries)
     escrows = sum(_escrow_balance(facts) for facts in open_deals.values())
     total = sum(balances.values()) + escrows
@@ -90,11 +95,8 @@ def _deal_event(event: Any, report: Report, open_deals: dict[str, list[f.Fact]],
     history = open_deals.setdefault(deal_id, [])
     history.append(fact)
     _carried(event, deal_postings)
-    if isinstance(fact, f.DealStarted) and deal_id in packs:
-        expected = packs.pop(deal_id)
-        if expected is not None and fact.pack != expected:
-            report.fail(f"deal {deal_id} did not start from the pack its table's seed and "
-                        "earlier deals give (R1.4, R1.7)")
+    if isinstance(fact, f.DealStarted):
+        _match_pack(report, deal_id, packs, started=(fact.pack,))
     if isinstance(fact, f.DealSettled | f.DealVoided):
         report.deals += 1
         result = verify_deal(open_deals.pop(deal_id))
@@ -129,9 +131,23 @@ def _table_event(event: Any, report: Report, expected: dict[str, list[str] | Non
             report.fail(f"table {table_id}: a seed does not match its commitment (R1.7)")
         expected[table_id] = shuffle_pack(fact.seed, packs.get(table_id, 1))
     elif isinstance(fact, f.DealOpened):
-        deal_packs[fact.deal_id] = expected.get(table_id)
+        _match_pack(report, fact.deal_id, deal_packs, expected=(expected.get(table_id),))
     elif isinstance(fact, f.DealEnded):
         expected[table_id] = list(fact.pack_after) if fact.pack_after is not None else None
+
+
+def _match_pack(report: Report, deal_id: str, packs: dict[str, Any], *,
+                started: tuple[Any, ...] = (), expected: tuple[Any, ...] = ()) -> None:
+    """A deal's starting pack and its table's expected pack, whichever is read first."""
+    other = packs.pop(deal_id, None)
+    if other is None:
+        packs[deal_id] = ("started", started[0]) if started else ("expected", expected[0])
+        return
+    pack = started[0] if started else other[1]
+    wanted = expected[0] if expected else other[1]
+    if wanted is not None and pack != wanted:
+        report.fail(f"deal {deal_id} did not start from the pack its table's seed and earlier "
+                    "deals give (R1.4, R1.7)")
 
 
 def _entry(event: Any, report: Report, balances: dict[str, int],

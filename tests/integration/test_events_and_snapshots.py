@@ -12,7 +12,15 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
 from domain import facts as f
-from domain.aggregates import TREASURY_ID, Account, DealAggregate, Receipt, TableAggregate, Token
+from domain.aggregates import (
+    TREASURY_ID,
+    Account,
+    DealAggregate,
+    Dispute,
+    Receipt,
+    TableAggregate,
+    Token,
+)
 from domain.table import Table
 from tests.integration.ledger_views import (
     events_of,
@@ -23,7 +31,7 @@ from tests.integration.ledger_views import (
     topic,
 )
 
-AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token)
+AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute)
 THREE = ("Banker", "Pat", "Sam")
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}
 
@@ -60,6 +68,7 @@ PINNED_TOPICS = [
     "domain.aggregates:TableAggregate.AuctionClosed",
     "domain.aggregates:TableAggregate.DealOpened",
     "domain.aggregates:TableAggregate.DealEnded",
+    "domain.aggregates:TableAggregate.KittyCorrected",
     "domain.aggregates:Account.Opened",
     "domain.aggregates:Account.Moved",
     "domain.aggregates:Account.Credited",
@@ -67,6 +76,8 @@ PINNED_TOPICS = [
     "domain.aggregates:Receipt.Recorded",
     "domain.aggregates:Receipt.PositionNoted",
     "domain.aggregates:Token.Issued",
+    "domain.aggregates:Dispute.Raised",
+    "domain.aggregates:Dispute.Resolved",
 ]
 
 

@@ -1,0 +1,155 @@
+"""`pontoon verify` (a real subprocess) re-checks the event store itself: an untouched store
+verifies; one stored event altered by hand in the database is found and named in a readable
+report, and the command exits non-zero (R1.7, R7.5, R11.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from domain.aggregates import Account, DealAggregate, TableAggregate
+from domain.shuffle import commitment, derived_seed
+from projections.runner import Projections
+from projections.store import read_store
+from tests.integration.ledger_views import notifications, seat_club, topic
+from tests.integration.projection_session import Session, play_session, pontoon, rewrite_event
+from tests.unit.conftest import stacked_pack
+
+Pick = Callable[[Session, list[Any]], Any]
+Change = Callable[[dict[str, Any]], None]
+
+
+def of(event_class: type, stream: Callable[[Session], str] | None = None, *, last: bool = False
+       ) -> Pick:
+    """The first (or last) stored event of a class, in one stream if given."""
+    def pick(session: Session, stored: list[Any]) -> Any:
+        found = [n for n in stored if n.topic == topic(event_class) and (
+            stream is None or str(n.originator_id) == stream(session))]
+        return found[-1] if last else found[0]
+    return pick
+
+
+def fact(key: str, value: Callable[[Any], Any]) -> Change:
+    def change(state: dict[str, Any]) -> None:
+        state["fact"][key] = value(state["fact"][key])
+    return change
+
+
+def first_posting_amount(state: dict[str, Any]) -> None:
+    state["fact"]["postings"][0]["amount"] += 1
+
+
+def balance_after(state: dict[str, Any]) -> None:
+    state["balance_after"] += 7
+
+
+OTHER_SEED = derived_seed("projection-tests", "not the seed dealt from")
+
+
+def another_committed_seed(state: dict[str, Any]) -> None:
+    state["fact"]["seed"] = OTHER_SEED
+    state["fact"]["commitment"] = commitment(OTHER_SEED)
+
+
+def other_card(card: str) -> str:
+    return "QS" if card != "QS" else "QD"
+
+
+# id: (which event, how it is altered, what the report must say, whose id it names)
+TAMPERS: dict[str, tuple[Pick, Change, list[str], Callable[[Session], str]]] = {
+    "an amount in a DealSettled posting": (
+        of(DealAggregate.DealSettled), first_posting_amount,
+        ["does not replay to its recorded", "DealSettled", "does not conserve chips (R11.1)",
+         "does not match its account"], lambda s: s.deals[0]),
+    "a card in a CardDealt": (
+        of(DealAggregate.CardDealt, lambda s: s.deals[1]), fact("card", lambda _: "2C"),
+        ["does not replay to its recorded", "CardDealt", "2C"], lambda s: s.deals[1]),
+    "a balance_after in an Account.Credited": (
+        of(Account.Credited), balance_after, ["says", "(R11.1)"], lambda s: s.ids["Ann"]),
+    "a PackShuffled seed": (
+        of(TableAggregate.PackShuffled), fact("seed", lambda _: OTHER_SEED),
+        ["a seed does not match its commitment (R1.7)"], lambda s: s.shuffled_table),
+    "a PackShuffled seed and its commitment, swapped for another pair": (
+        of(TableAggregate.PackShuffled), another_committed_seed,
+        ["did not start from the pack"], lambda s: s.shuffled_deals[0]),
+    "a card dealt in a deal still in play": (
+        of(DealAggregate.CardDealt, lambda s: s.open_deal, last=True),
+        fact("card", other_card), ["does not replay to its recorded", "CardDealt"],
+        lambda s: s.open_deal),
+}
+
+
+def test_an_untouched_store_verifies(store_settings, ledger, tmp_path):
+    """R7.5, R11.1, R1.7: after the session every deal replays, chips are conserved and
+    every seed matches its commitment: exit 0."""
+    play_session(ledger)
+
+    checked = pontoon(store_settings, "verify", cwd=tmp_path)
+
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "checked" in checked.stdout and "4 deals" in checked.stdout
+    assert "2 shuffles" in checked.stdout
+    assert "all deals replay, chips are conserved, every seed matches its commitment" in \
+        checked.stdout
+
+
+@pytest.mark.parametrize("tamper", list(TAMPERS))
+def test_an_event_altered_in_the_database_is_found_and_named(
+        store_settings, ledger, tmp_path, tamper):
+    """R11.4 nothing recorded is changed: `pontoon verify` finds one stored event altered
+    by hand (a settlement's amount, a card, a running balance, a seed, a seed with a
+    matching commitment, a card of an open deal), names the problem and the deal, table or
+    account, and exits 1. (The architecture promises each of these checks: every deal
+    re-decided, balance chains, postings matched to entries, seeds against commitments,
+    each deal's pack against its table's shuffles.)"""
+    pick, change, complaints, named = TAMPERS[tamper]
+    session = play_session(ledger)
+    rewrite_event(store_settings, pick(session, notifications(ledger)), change)
+
+    checked = pontoon(store_settings, "verify", cwd=tmp_path)
+
+    report = checked.stdout
+    assert checked.returncode == 1, report + checked.stderr
+    assert "Traceback" not in checked.stderr
+    assert "problem(s):" in report
+    for complaint in complaints:
+        assert complaint in report, report
+    assert named(session) in report, report
+
+
+# 25 players and the banker take all 52 cards in two rounds; Sam's twist finds no card
+# (R1.6, as in the rule tests).
+def void_deal_pack() -> list[str]:
+    fixed = ["AS", "2S", "4S", "KS", "3S", "5S"]
+    rest = iter(c for c in stacked_pack([]) if c not in fixed)
+    first = ["AS", "2S", *[next(rest) for _ in range(23)], "4S"]
+    second = ["KS", "3S", *[next(rest) for _ in range(23)], "5S"]
+    return first + second
+
+
+def test_a_store_with_a_void_deal_verifies_and_the_audit_shows_it_void(
+        store_settings, ledger, tmp_path):
+    """R1.6: the pack runs out, the deal is void and every stake comes back; verify still
+    replays it (exit 0) and the audit read model records it as void with its end."""
+    players = ("Banker", "Pat", "Sam", *(f"P{i}" for i in range(3, 26)))
+    club = seat_club(ledger, players, chips=10,
+                     pack={"mode": "ordered", "cards": void_deal_pack()})
+    club.start()
+    for name in players[1:]:
+        club.act(name, "stake", amount=3)
+    club.act("Sam", "twist")
+    store = read_store(ledger, store_settings)
+    assert store is not None
+    Projections(ledger, store).catch_up()
+
+    checked = pontoon(store_settings, "verify", cwd=tmp_path)
+
+    assert club.deal.phase == "void"
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "1 deals" in checked.stdout
+    [row] = store.rows("SELECT phase, ended_position FROM deals")
+    assert row["phase"] == "void" and row["ended_position"] is not None
+    assert {r["balance"] for r in store.rows("SELECT balance FROM accounts WHERE kind = %s",
+                                             ("player",))} == {10}
