@@ -47,6 +47,19 @@ class BalancesModel(ReadModel):
                 yield UPSERT, (account, kind, owner, None, change, position)
 
 
+    def compact(self, statements: list[Statement]) -> list[Statement]:
+        """A page's changes to one account add up: one row per account, same result."""
+        opened = [st for st in statements if st[0] == OPENED]
+        net: dict[str, list[Any]] = {}
+        for sql, params in statements:
+            if sql == UPSERT:
+                account, kind, owner, name, change, position = params
+                row = net.setdefault(account, [account, kind, owner, name, 0, position])
+                row[4] += change
+                row[5] = max(row[5], position)
+        return [*opened, *((UPSERT, tuple(row)) for row in net.values())]
+
+
 def balances(store: ReadStore) -> list[dict[str, Any]]:
     return store.rows("SELECT account, kind, owner, name, balance, position FROM accounts "
                       "ORDER BY kind, account")

@@ -43,6 +43,10 @@ class ReadModel(Projection[Any]):
     def statements(self, event: Any, position: int) -> Iterable[Statement]:
         raise NotImplementedError
 
+    def compact(self, statements: list[Statement]) -> list[Statement]:
+        """A page's statements, possibly merged into fewer that write the same rows."""
+        return statements
+
 
 def at(event: Any) -> str:
     """RFC 3339 UTC with microseconds always, so the text sorts in time order."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ Progress = Callable[[int, int], None]  # (position reached, head of the log)
 
 
 class Projections:
-    def __init__(self, ledger: Ledger, store: ReadStore, page: int = 500) -> None:
+    def __init__(self, ledger: Ledger, store: ReadStore, page: int = 2000) -> None:
         self.ledger, self.store, self.page = ledger, store, page
         self.models = [cls(view=store) for cls in MODELS]
 
@@ -53,35 +54,49 @@ class Projections:
     def lags(self) -> dict[str, int]:
         return {name: s["lag"] for name, s in self.status().items()}
 
-    def step(self, model: ReadModel) -> int:
-        """Apply one page of the log to one model; returns how many events it read."""
-        start = self.position(model) + 1
+    def step(self, model: ReadModel | None = None) -> int:
+        """Apply one page of the log to every model (or one); returns how many events it read.
+
+        The page is read and decoded once for all models; each model skips what it has
+        already applied, and every model's rows and position are written in one transaction.
+        """
+        models = [model] if model is not None else self.models
+        positions = {m.name: self.position(m) for m in models}
+        start = min(positions.values()) + 1
         page = self.ledger.recorder.select_notifications(start=start, limit=self.page)
         if not page:
             return 0
-        statements: list[Any] = []
-        topics = model.topics
-        for notification in page:
-            if notification.topic in topics:
-                event = self.ledger.mapper.to_domain_event(notification)
-                statements.extend(model.statements(event, notification.id))
+        decoded: dict[int, Any] = {}
+        pages = []
+        for each in models:
+            done, topics = positions[each.name], each.topics
+            if done >= page[-1].id:
+                continue
+            statements: list[Any] = []
+            for notification in page:
+                if notification.id > done and notification.topic in topics:
+                    event = decoded.get(notification.id)
+                    if event is None:
+                        event = decoded[notification.id] = \
+                            self.ledger.mapper.to_domain_event(notification)
+                    statements.extend(each.statements(event, notification.id))
+            pages.append((each.compact(statements), Tracking(each.tracking_name, page[-1].id),
+                          done))
         try:
-            self.store.write(statements, Tracking(model.tracking_name, page[-1].id),
-                             after=start - 1)
+            self.store.write_pages(pages)
         except IntegrityError:
-            # Another runner applied this page first; its rows are the same. Move on.
-            log.info("%s: page from %s was applied by another runner", model.name, start)
+            # Another runner applied part of this page first. Read the positions again.
+            log.info("the page from %s was applied by another runner", start)
         return len(page)
 
     def catch_up(self, progress: Progress | None = None) -> int:
         """Apply everything recorded so far to every model."""
         done = 0
         head = self.head()
-        for model in self.models:
-            while (read := self.step(model)) > 0:
-                done += read
-                if progress:
-                    progress(self.position(model), head)
+        while (read := self.step()) > 0:
+            done += read
+            if progress:
+                progress(min(self.position(m) for m in self.models), head)
         return done
 
     def rebuild(self, progress: Progress | None = None) -> int:
@@ -90,15 +105,18 @@ class Projections:
         return self.catch_up(progress)
 
     def wait(self, position: int, timeout: float) -> None:
-        """Until every model has applied `position` (read-your-writes); TimeoutError."""
+        """Until every model has applied `position` (read-your-writes); TimeoutError.
+        The timeout bounds the whole wait, not each model's."""
+        deadline = time.monotonic() + timeout
         for model in self.models:
-            self.store.wait(model.tracking_name, position, timeout)
+            remaining = max(deadline - time.monotonic(), 0.0)
+            self.store.wait(model.tracking_name, position, remaining)
 
     def follow(self, stop: threading.Event, idle: float = 0.1) -> None:
         """Keep applying new events until `stop` is set."""
         while not stop.is_set():
             try:
-                if not any([self.step(model) for model in self.models]):
+                if not self.step():
                     stop.wait(idle)
             except Exception:  # keep following; the page will be retried
                 log.exception("projection step failed; retrying")
