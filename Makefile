@@ -37,6 +37,7 @@ lint: install
 bench: install
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/history.py
+	$(BIN)/python benchmarks/projections.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -35,17 +35,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import sqlite3
 import statistics
-import tempfile
+import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+from collections.abc import Callable
+from pathlib import Path
+from uuid import NAMESPACE_URL, UUID, uuid5
 
-from api.config import Settings
-from api.store import build_ledger, migrate
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for benchmarks.stores
+
+from api.config import Settings  # noqa: E402
+from api.store import build_ledger  # noqa: E402
+from benchmarks.stores import machine, postgres_store, sqlite_store  # noqa: E402
 from domain.aggregates import TREASURY_ID
 from domain.application import Ledger
 from domain.cards import full_pack
@@ -58,49 +59,6 @@ TOP = ("2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H")
 def ordered_pack() -> list[str]:
     rest = [card for card in full_pack(1) if card not in TOP]
     return [*TOP, *rest]
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as info:
-            cpu = next(line.split(":", 1)[1].strip() for line in info
-                       if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return (f"machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}")
-
-
-# --- stores ------------------------------------------------------------------------------
-
-
-@contextmanager
-def sqlite_store() -> Iterator[Settings]:
-    with tempfile.TemporaryDirectory(prefix="pontoon-bench-") as folder:
-        settings = Settings(database_url=f"sqlite:///{folder}/ledger.sqlite3")
-        migrate(settings)
-        yield settings
-
-
-@contextmanager
-def postgres_store(url: str) -> Iterator[Settings]:
-    import psycopg
-
-    schema = f"bench_{uuid4().hex[:12]}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-        version = conn.execute("SHOW server_version").fetchone()
-    print(f"PostgreSQL {version[0] if version else '?'}, psycopg {psycopg.__version__} "
-          f"({psycopg.pq.__impl__}), schema {schema}")
-    try:
-        settings = Settings(database_url=f"{url}?schema={schema}")
-        migrate(settings)
-        yield settings
-    finally:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        print(f"schema {schema} dropped")
 
 
 # --- building a history ------------------------------------------------------------------

@@ -27,17 +27,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
-import sqlite3
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from uuid import uuid4
 
 # Run as `python benchmarks/projections.py`, this file would shadow the `projections`
 # package: look in the repository, not in this folder.
@@ -46,7 +41,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
 from api.config import Settings  # noqa: E402
-from api.store import build_ledger, migrate  # noqa: E402
+from api.store import build_ledger  # noqa: E402
+from benchmarks.stores import machine, postgres_store, sqlite_store  # noqa: E402
 from domain.application import Ledger  # noqa: E402
 from domain.errors import PontoonError  # noqa: E402
 from domain.legal import legal_actions  # noqa: E402
@@ -60,70 +56,6 @@ PLAYERS = 6
 TOP_UP_BELOW, TOP_UP = 300, 2_000
 KITTY = 100
 TARGET_DEALS = 100_000
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as info:
-            cpu = next(line.split(":", 1)[1].strip() for line in info
-                       if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    memory = ""
-    try:
-        with open("/proc/meminfo") as info:
-            kib = int(next(line.split()[1] for line in info if line.startswith("MemTotal")))
-        memory = f", {kib / 1024 / 1024:.1f} GiB RAM"
-    except (OSError, StopIteration, ValueError):
-        pass
-    load = ""
-    if hasattr(os, "getloadavg"):
-        load = ", load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    return (f"machine: {cpu}, {os.cpu_count()} cores{memory}, {platform.system()} "
-            f"{platform.release()}, Python {platform.python_version()}, "
-            f"SQLite {sqlite3.sqlite_version}{load}")
-
-
-# --- stores ------------------------------------------------------------------------------
-
-@contextmanager
-def sqlite_store() -> Iterator[Settings]:
-    with tempfile.TemporaryDirectory(prefix="pontoon-bench-") as folder:
-        settings = Settings(database_url=f"sqlite:///{folder}/ledger.sqlite3")
-        migrate(settings)
-        yield settings
-
-
-@contextmanager
-def postgres_store(url: str) -> Iterator[Settings]:
-    import psycopg
-
-    schema = f"bench_{uuid4().hex[:12]}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-        version = conn.execute("SHOW server_version").fetchone()
-    print(f"PostgreSQL {version[0] if version else '?'}, psycopg {psycopg.__version__} "
-          f"({psycopg.pq.__impl__}), schema {schema}")
-    # At commit 8df331d the read store's SQL names its tables without a schema, so on a
-    # schema other than `public` the read models are not found; the connections of this
-    # process look in the benchmark's schema first (libpq's PGOPTIONS). Harmless once the
-    # read store sets its own search_path.
-    previous = os.environ.get("PGOPTIONS")
-    os.environ["PGOPTIONS"] = f"-c search_path={schema},public"
-    print(f"note: PGOPTIONS='{os.environ['PGOPTIONS']}'")
-    try:
-        settings = Settings(database_url=f"{url}?schema={schema}")
-        migrate(settings)
-        yield settings
-    finally:
-        if previous is None:
-            os.environ.pop("PGOPTIONS", None)
-        else:
-            os.environ["PGOPTIONS"] = previous
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        print(f"schema {schema} dropped")
 
 
 # --- filling the log with play -----------------------------------------------------------
