@@ -32,7 +32,7 @@ def if_match() -> int | None:
     if header is None or header.strip() == "*":
         return None
     value = header.strip().removeprefix("W/").strip('"')
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()) or len(value) > 18:
         raise NotAllowed('If-Match takes the ETag of the aggregate, e.g. "7"')
     return int(value)
 

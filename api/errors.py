@@ -83,7 +83,8 @@ def register(app: Flask) -> None:
         if isinstance(error, HTTPException):
             return http_problem(error)
         log.exception("unexpected error")
-        return problem(500, "the service failed; the command was not recorded")
+        return problem(500, "the service failed unexpectedly; read the table or deal again "
+                            "before sending a command again")
 
 
 def _plain(errors: Any) -> Any:

@@ -38,10 +38,9 @@ def page(items: list[dict[str, Any]], limit: int, key: str = "position") -> dict
     return {"items": items, "next": items[-1][key] if len(items) == limit else None}
 
 
-def names() -> dict[str, str]:
-    """Player ids to names, for readable audits."""
-    services = current_app.extensions["pontoon"]
-    store = services.store
+def names(store: ReadStore | None = None) -> dict[str, str]:
+    """Player ids to names, for readable audits and pages."""
+    store = store or current_app.extensions["pontoon"].store
     if store is None:
         return {}
     return {row["owner"]: row["name"] for row in store.rows(

@@ -72,7 +72,7 @@ class Services:
         if found is None:
             return None
         who = Principal(f"player:{found.player_id}" if found.role == "player"
-                        else f"{found.role}:{found.id}", found.role, found.player_id)
+                        else f"{found.role}:{found.principal_id}", found.role, found.player_id)
         with self._lock:
             if len(self._principals) > 10_000:
                 self._principals.clear()

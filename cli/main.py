@@ -27,7 +27,7 @@ def main() -> None:
 @click.option("--players", type=int, default=4, show_default=True, help="Seated players.")
 def demo(seed: str | None, players: int) -> None:
     """Play a demonstration game through the rules engine."""
-    # Imported here so `pontoon --help` works even while the engine is being written.
+    # Imported here so that `pontoon --help` stays fast.
     from cli.demo import play_demo
 
     play_demo(Console(), seed=seed, players=players)

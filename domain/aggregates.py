@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from typing import TYPE_CHECKING, Any, Self
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 from eventsourcing.domain import Aggregate
 
@@ -259,17 +259,29 @@ class Token(Aggregate):
     if TYPE_CHECKING:
         role: str
         player_id: str | None
+        principal_id: str
 
     class Issued(Aggregate.Created):
+        """Version 2 gives the principal a random id to show as the actor of its commands:
+        the aggregate's own id derives from the token's hash, so it must not be shown."""
+
         role: str  # treasurer | operator | player
         player_id: str | None
+        principal_id: str
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["principal_id"] = str(state["originator_id"])
 
         def apply(self, token: Any) -> None:
             token.role, token.player_id = self.role, self.player_id
+            token.principal_id = self.principal_id
 
     @classmethod
     def issue(cls, token_hash: str, role: str, player_id: str | None) -> Token:
-        return cls._create(cls.Issued, id=token_id(token_hash), role=role, player_id=player_id)
+        return cls._create(cls.Issued, id=token_id(token_hash), role=role, player_id=player_id,
+                           principal_id=str(uuid4()))
 
 
 class Dispute(Aggregate):

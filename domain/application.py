@@ -42,7 +42,7 @@ from domain.aggregates import (
     posting_id as new_posting_id,
 )
 from domain.errors import Conflict, NotAllowed, NotFound, NotNow
-from domain.ledger import TREASURY, Posting, player_account
+from domain.ledger import TREASURY, Posting, check_amount, player_account
 from domain.table import Table
 
 A = TypeVar("A", bound=Aggregate)
@@ -115,7 +115,7 @@ class Ledger(Application[UUID]):
                issue: bool) -> Outcome:
         def decide() -> Decision:
             player = self.player_account(player_id)
-            _positive(amount, "a buy-in" if issue else "a cash-out", "R11.1")
+            check_amount(amount, "a buy-in" if issue else "a cash-out", "R11.1")
             treasury = self._treasury()
             name = player.name or player_id
             posting = Posting(TREASURY, player_account(player_id), amount, "R11.1",
@@ -211,8 +211,8 @@ class Ledger(Application[UUID]):
                              key, decide)
 
     def put_up_kitty(self, table_id: str, player_id: str, amount: int, *,
-                     key: str | None = None,
-        actor: str | None = None, expected_version: int | None = None) -> Outcome:
+                     key: str | None = None, actor: str | None = None,
+                     expected_version: int | None = None) -> Outcome:
         def decide() -> Decision:
             table = self.table(table_id, expected_version)
             accounts = self._accounts_of([player_id], referenced=True)
@@ -223,16 +223,18 @@ class Ledger(Application[UUID]):
                                               "amount": amount}, key, decide)
 
     def sell_bank(self, table_id: str, buyer_id: str, price: int, *,
-                  key: str | None = None,
-        actor: str | None = None, expected_version: int | None = None) -> Outcome:
+                  seller: str | None = None, key: str | None = None,
+                  actor: str | None = None, expected_version: int | None = None) -> Outcome:
+        """R8.2; `seller`: the banker the request was made for (a race must not sell
+        another banker's bank)."""
         def decide() -> Decision:
             table = self.table(table_id, expected_version)
             accounts = self._accounts_of([buyer_id], referenced=True)
             chips = accounts[UUID(buyer_id)].balance
-            return self._table_change(table, table.trial().sell_bank(buyer_id, price, chips),
-                                      accounts, actor)
+            decided = table.trial().sell_bank(buyer_id, price, chips, seller=seller)
+            return self._table_change(table, decided, accounts, actor)
         return self._command("sell_bank", {"table_id": table_id, "buyer_id": buyer_id,
-                                           "price": price}, key, decide)
+                                           "price": price, "seller": seller}, key, decide)
 
     def open_auction(self, table_id: str, player_id: str, *, key: str | None = None,
         actor: str | None = None, expected_version: int | None = None
@@ -375,8 +377,7 @@ class Ledger(Application[UUID]):
                     account_id = _account_id(name)
                     assert account_id is not None
                     if account_id not in accounts:
-                        accounts[account_id] = self._treasury() if account_id == TREASURY_ID \
-                            else self._load(Account, str(account_id), "account", True)
+                        accounts[account_id] = self._correctable(name, account_id)
             tables = self._kitty_corrections(postings, dispute_id)
             version = dispute.version + 1
             ids = self._post(accounts, [(p, (dispute.id, version, i), dispute.deal_id, None)
@@ -390,6 +391,16 @@ class Ledger(Application[UUID]):
                 "id": dispute_id, "status": "resolved", "decision": decision,
                 "corrections": recorded}
         return self._command("resolve_dispute", request, key, decide)
+
+    def _correctable(self, name: str, account_id: UUID) -> Account:
+        """The account a correction names, of the kind its name says (R11.4)."""
+        if account_id == TREASURY_ID:
+            return self._treasury()
+        account = self._load(Account, str(account_id), "account", True)
+        kind = name.partition(":")[0]
+        if account.kind != kind:
+            raise NotAllowed(f"{name} is not a {kind}'s account (R11.4)", "R11.4")
+        return account
 
     def _kitty_corrections(self, postings: Sequence[Posting], dispute_id: str
                            ) -> list[TableAggregate]:
@@ -557,8 +568,7 @@ def _postings_of(decided: list[f.Fact], source_id: UUID, first_version: int,
     """Each posting with a stable id source: the event that carries it and its place there."""
     out = []
     for offset, fact in enumerate(decided):
-        carried = [fact.posting] if hasattr(fact, "posting") else getattr(fact, "postings", [])
-        for index, posting in enumerate(carried):
+        for index, posting in enumerate(fact.carried_postings()):
             out.append((posting, (source_id, first_version + offset, index), deal_id,
                         table_id))
     return out
@@ -579,7 +589,7 @@ def _correction(correction: Mapping[str, Any], dispute_id: str, note: str) -> Po
     """A correcting posting between real accounts (not a deal's escrow), R11.4."""
     source, target = str(correction.get("from_account")), str(correction.get("to_account"))
     amount = correction.get("amount")
-    _positive(amount, "a correction", "R11.4")
+    check_amount(amount, "a correction", "R11.4")
     for name in (source, target):
         if _account_id_or_none(name) is None:
             raise NotAllowed(f"{name} is not an account a correction can move chips to or "
@@ -612,11 +622,6 @@ def _missing(what: str, aggregate_id: str, referenced: bool) -> Exception:
     if referenced:
         return NotAllowed(f"there is no {what} {aggregate_id}")
     return NotFound(f"there is no {what} {aggregate_id}")
-
-
-def _positive(amount: object, what: str, rule: str) -> None:
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
-        raise NotAllowed(f"{what} must be a positive whole number of chips ({rule})", rule)
 
 
 def _hash(token: str) -> str:

@@ -167,10 +167,7 @@ class Club:
     def _record(self, stream: str, facts: Sequence[f.Fact]) -> None:
         for fact in facts:
             self.log.append((stream, fact))
-            if hasattr(fact, "posting"):
-                self._post([fact.posting])
-            elif hasattr(fact, "postings"):
-                self._post(fact.postings)
+            self._post(fact.carried_postings())
 
     def _post(self, postings: Sequence[Posting]) -> None:
         for posting in postings:

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from domain import facts as f
 from domain.cards import RANK, check_card
 from domain.deal_state import BANKER, DEALING, DOUBLING, PLAYING, SHOOTING, STAKING, DealState, Hand
-from domain.errors import InsufficientChips, NotAllowed, NotNow
+from domain.errors import NotAllowed, NotNow
 from domain.hands import BUST, OPEN, can_split, finished_status, hard_total, value
-from domain.ledger import Posting, player_account
+from domain.ledger import Posting, check_affordable, check_amount, player_account
 from domain.rules import TableRules
 from domain.settlement import settle, void_postings
 
@@ -233,10 +233,7 @@ class Deal(DealState):
             raise NotNow(f"it is {turn[0]}'s turn, not {player}'s (R3.1)", "R3.1")
 
     def _need_amount(self, amount: int | None, what: str, rule: str) -> int:
-        if amount is None or isinstance(amount, bool) or not isinstance(amount, int) \
-                or amount < 1:
-            raise NotAllowed(f"{what} needs a positive whole amount of chips ({rule})", rule)
-        return amount
+        return check_amount(amount, what, rule)
 
     def _within_kitty(self, amount: int) -> None:
         room = self.shoot_room()
@@ -246,9 +243,7 @@ class Deal(DealState):
 
     @staticmethod
     def _afford(player: str, needed: int, chips: int | None) -> None:
-        if chips is not None and needed > chips:
-            raise InsufficientChips(f"{player} holds {chips} chips and cannot pay {needed} "
-                                    "(R11.2); buy chips first")
+        check_affordable(player, needed, chips)
 
     # --- commands ----------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from domain import facts as f
 from domain.hands import BUST, OPEN
-from domain.ledger import Posting, escrow_account, kitty_account, player_account
+from domain.ledger import Posting, escrow_account, kitty_account
 from domain.rules import TableRules
 
 STAKING, DOUBLING, SHOOTING, DEALING, PLAYING, BANKER, SETTLED, VOID = (
@@ -68,6 +68,7 @@ class DealState:
         self.postings: list[Posting] = []
         self.settlement: f.DealSettled | None = None
         self.void_reason: str | None = None
+        self.void_postings: list[Posting] = []
         self.escrow = ""
         self.kitty_account = ""
         self.version = 0
@@ -100,9 +101,6 @@ class DealState:
     def shoot_room(self) -> int:
         """R9.2: what may still be shot: the kitty less every shoot bet outstanding."""
         return self.kitty - self.outstanding_shoot_bets()
-
-    def account(self, player: str) -> str:
-        return player_account(player)
 
     # --- applying ----------------------------------------------------------------------
 
@@ -245,6 +243,7 @@ class DealState:
 
     def _voided(self, e: f.DealVoided) -> None:
         self.phase, self.void_reason, self.kitty = VOID, e.reason, e.kitty_after
+        self.void_postings = list(e.postings)
         self.postings.extend(e.postings)
         self.turn_index = None
         self._reveal_all()

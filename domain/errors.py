@@ -1,4 +1,4 @@
-"""One family of refusals: every domain error names the rule that refused the command.
+"""One family of refusals: each names the rule that refused the command, where one did.
 
 The API maps the family to HTTP in one place: `NotNow` is 409 (the command is not expected at
 this moment), `NotAllowed` is 422 (it is expected, but a rule refuses what it asks).

@@ -7,7 +7,7 @@ JSON-safe values (str, int, bool, None, lists, dicts) and postings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar
+from typing import Any
 
 from domain.ledger import Posting
 
@@ -16,7 +16,6 @@ FACT_TYPES: dict[str, type[Fact]] = {}
 
 class Fact:
     __slots__ = ()
-    _field_names: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -25,6 +24,13 @@ class Fact:
     @property
     def type(self) -> str:
         return type(self).__name__
+
+    def carried_postings(self) -> list[Posting]:
+        """The chip movements this fact records, in order (none for most facts)."""
+        posting = getattr(self, "posting", None)
+        if posting is not None:
+            return [posting]
+        return list(getattr(self, "postings", ()))
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}

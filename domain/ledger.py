@@ -6,7 +6,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain.errors import InsufficientChips, NotAllowed
+
 TREASURY = "treasury"
+# A limit on everything: no single movement of chips is larger than this.
+CHIPS_MAX = 1_000_000_000
 
 
 def player_account(player_id: str) -> str:
@@ -46,6 +50,21 @@ class Posting:
     def from_dict(cls, data: Mapping[str, Any]) -> Posting:
         return cls(data["from_account"], data["to_account"], data["amount"], data["rule"],
                    data["reason"], data.get("hand"))
+
+
+def check_amount(amount: object, what: str, rule: str) -> int:
+    """A whole, positive amount of chips, at most CHIPS_MAX, or a refusal naming `rule`."""
+    if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= CHIPS_MAX:
+        raise NotAllowed(f"{what} must be a whole number of chips from 1 to {CHIPS_MAX:,} "
+                         f"({rule})", rule)
+    return amount
+
+
+def check_affordable(player: str, needed: int, chips: int | None) -> None:
+    """R11.2: nobody stakes, buys, shoots or pays with chips they do not hold."""
+    if chips is not None and needed > chips:
+        raise InsufficientChips(f"{player} holds {chips} chips and cannot pay {needed} (R11.2); "
+                                "buy chips first")
 
 
 def net_changes(postings: Iterable[Posting]) -> dict[str, int]:

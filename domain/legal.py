@@ -71,3 +71,28 @@ def legal_actions(deal: DealState, chips: Mapping[str, int] | None = None
         if rules.shoot and len(hand.cards) == 3 and not hand.shot:
             ranged("shoot", 1, deal.shoot_room())
     return out
+
+
+# Actions whose legality a viewer who cannot see the hand's face-down cards could learn from.
+_CARD_DEPENDENT = frozenset({"split", "burn", "stick"})
+
+
+def blind_actions(deal: DealState, chips: Mapping[str, int] | None = None
+                  ) -> list[LegalAction]:
+    """The legal actions that tell nothing about face-down cards (for staff at a shuffled or
+    ordered table): in a player's turn, never split, burn or stick, and a buy is offered
+    whenever the stake history allows one (R10.5 depends on the hidden total)."""
+    if deal.phase != PLAYING:
+        return legal_actions(deal, chips)
+    turn = deal.turn
+    assert turn is not None
+    hand = deal.hands[turn[0]][turn[1]]
+    out = [a for a in legal_actions(deal, chips) if a.action not in _CARD_DEPENDENT
+           and a.action != "buy"]
+    if not hand.twisted:
+        low, high = buy_range(hand)
+        held = None if chips is None else chips.get(turn[0], 0)
+        high = high if held is None else min(high, held)
+        if low <= high:
+            out.append(LegalAction(turn[0], turn[1], "buy", low, high))
+    return out

@@ -13,8 +13,8 @@ from domain import facts as f
 from domain.cards import check_ordered_pack
 from domain.deal import Deal
 from domain.deal_state import VOID, DealState
-from domain.errors import InsufficientChips, InvalidSetup, NotAllowed, NotNow
-from domain.ledger import Posting, kitty_account, player_account
+from domain.errors import InvalidSetup, NotAllowed, NotNow
+from domain.ledger import Posting, check_affordable, check_amount, kitty_account, player_account
 from domain.rules import TableRules
 from domain.shuffle import commitment, cut_for_bank, derived_seed, shuffle_pack
 
@@ -142,7 +142,7 @@ class Table:
         self._between_deals("the kitty is put up or topped up", "R9.9")
         if player_id != self.banker:
             raise NotAllowed(f"only the banker, {self.banker}, puts up the kitty (R9.1)", "R9.1")
-        _positive(amount, "a kitty", "R9.1")
+        check_amount(amount, "a kitty", "R9.1")
         if self.kitty == 0:
             rule = "R9.1"
             if not rules.kitty_min <= amount <= rules.kitty_max:
@@ -153,27 +153,30 @@ class Table:
             if self.kitty + amount > rules.kitty_max:
                 raise NotAllowed(f"a top-up may not take the kitty above {rules.kitty_max}: at "
                                  f"most {rules.kitty_max - self.kitty} more (R9.9)", "R9.9")
-        _afford(player_id, amount, chips)
+        check_affordable(player_id, amount, chips)
         words = "puts up a kitty of" if rule == "R9.1" else "tops up the kitty by"
         return self._record(f.KittyPutUp(player_id, amount, self.kitty + amount, rule, Posting(
             player_account(player_id), kitty_account(self.table_id), amount, rule,
             f"the banker {words} {amount}")))
 
-    def sell_bank(self, buyer: str, price: int, chips: int | None = None) -> list[f.Fact]:
-        """R8.2: after any deal the banker sells the bank to a seated player who holds the price."""
+    def sell_bank(self, buyer: str, price: int, chips: int | None = None, *,
+                  seller: str | None = None) -> list[f.Fact]:
+        """R8.2: after any deal the banker sells the bank to a seated player who holds the price.
+
+        `seller` is who the seller believed held the bank: a sale decided again after a race
+        must not sell someone else's bank."""
         self._between_deals("the bank is sold", "R8.2")
+        if seller is not None and seller != self.banker:
+            raise NotNow(f"{seller} no longer holds the bank; {self.banker} does (R8.2)", "R8.2")
         if buyer not in self.seats or buyer == self.banker:
             raise NotAllowed("the bank is sold to another player seated at this table (R8.2)",
                              "R8.2")
-        _positive(price, "the price of the bank", "R8.2")
-        _afford(buyer, price, chips)
+        check_amount(price, "the price of the bank", "R8.2")
+        check_affordable(buyer, price, chips)
         return self._record(*self._sale(buyer, price, "R8.2"))
 
     def open_auction(self, player_id: str) -> list[f.Fact]:
-        rules = self.rules
-        if not rules.shoot:
-            raise NotAllowed("auctions belong to Shoot Pontoon, which this table does not play "
-                             "(R9.12)", "R9.12")
+        self._shoot_only()
         self._between_deals("an auction opens", "R9.10")
         if player_id != self.banker:
             raise NotAllowed(f"only the banker, {self.banker}, offers the bank for sale (R9.10)",
@@ -188,17 +191,19 @@ class Table:
         return self._record(f.AuctionOpened(player_id))
 
     def bid(self, player_id: str, price: int, chips: int | None = None) -> list[f.Fact]:
+        self._shoot_only()
         if self.auction is None:
             raise NotNow("no auction of the bank is open (R9.10)", "R9.10")
         if player_id not in self.seats or player_id == self.banker:
             raise NotAllowed("only seated players other than the banker bid (R9.10)", "R9.10")
-        _positive(price, "a bid", "R9.10")
-        _afford(player_id, price, chips)
+        check_amount(price, "a bid", "R9.10")
+        check_affordable(player_id, price, chips)
         return self._record(f.BidPlaced(player_id, price))
 
     def close_auction(self, player_id: str, chips: Mapping[str, int] | None = None
                       ) -> list[f.Fact]:
         """R9.10: the highest bid buys (the earliest of equal bids); a bid not held is passed."""
+        self._shoot_only()
         if self.auction is None:
             raise NotNow("no auction of the bank is open (R9.10)", "R9.10")
         if player_id != self.banker:
@@ -240,7 +245,10 @@ class Table:
         short = [p for p in self.seats if p != self.banker and chips is not None
                  and chips.get(p, 0) < self.rules.min_stake]
         if self.kitty_needed:
-            rule = "R9.1" if self.deals_played == 0 and not short else "R9.10"
+            # R9.10 when the kitty ran empty in play (or a player is short too), R9.11 after
+            # a change of banker, R9.1 before the first deal.
+            rule = ("R9.10" if short or self.kitty_emptied else
+                    "R9.1" if self.deals_played == 0 else "R9.11")
             also = f"; and {', '.join(short)} must buy chips or leave (R3.5)" if short else ""
             raise NotNow(f"the banker must put up a kitty before the deal ({rule}){also}", rule)
         if short:
@@ -283,6 +291,11 @@ class Table:
                                         settled.pontoon_held))
 
     # --- helpers -----------------------------------------------------------------------
+
+    def _shoot_only(self) -> None:
+        if not self.rules.shoot:
+            raise NotAllowed("auctions belong to Shoot Pontoon, which this table does not play "
+                             "(R9.12)", "R9.12")
 
     def _between_deals(self, what: str, rule: str) -> None:
         if self.deal_id is not None:
@@ -380,14 +393,3 @@ _APPLY: dict[type[f.Fact], Callable[[Table, Any], None]] = {
     f.DealOpened: Table._deal_opened, f.DealEnded: Table._deal_ended,
     f.KittyCorrected: Table._kitty_corrected,
 }
-
-
-def _positive(amount: object, what: str, rule: str) -> None:
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
-        raise NotAllowed(f"{what} must be a positive whole number of chips ({rule})", rule)
-
-
-def _afford(player: str, needed: int, chips: int | None) -> None:
-    if chips is not None and needed > chips:
-        raise InsufficientChips(f"{player} holds {chips} chips and cannot pay {needed} (R11.2); "
-                                "buy chips first")

@@ -140,8 +140,7 @@ def _conserved(history: Sequence[f.Fact]) -> bool:
     """Every chip staked leaves escrow by the end, and postings balance (R11.1)."""
     opened = history[0]
     assert isinstance(opened, f.DealStarted)
-    postings = [p for fact in history for p in (
-        [fact.posting] if hasattr(fact, "posting") else getattr(fact, "postings", []))]
+    postings = [p for fact in history for p in fact.carried_postings()]
     if any(p.amount <= 0 for p in postings):
         return False
     changes = net_changes(postings)

@@ -147,9 +147,7 @@ def _postings(deal_id: str, rows: list[dict[str, Any]], history: list[f.Fact],
               names: dict[str, str]) -> list[dict[str, Any]]:
     out = []
     for row, fact in zip(rows, history, strict=True):
-        carried = [fact.posting] if getattr(fact, "posting", None) is not None else \
-            getattr(fact, "postings", [])
-        for index, p in enumerate(carried):
+        for index, p in enumerate(fact.carried_postings()):
             out.append({"id": posting_id(_uuid(deal_id), row["version"], index),
                         "at": row["at"], "position": row["position"],
                         "from_account": p.from_account, "to_account": p.to_account,

@@ -53,7 +53,8 @@ def _data(event: Any) -> dict[str, Any]:
                            "originator_topic")}
     if "fact" in data:
         data["fact"] = dict(data["fact"])
-    return _plain(data)
+    plain: dict[str, Any] = _plain(data)
+    return plain
 
 
 def _redact(name: str, data: dict[str, Any], deal_over: bool) -> None:

@@ -87,6 +87,19 @@ class Projections:
         except IntegrityError:
             # Another runner applied part of this page first. Read the positions again.
             log.info("the page from %s was applied by another runner", start)
+        except Exception:
+            if len(pages) == 1:
+                raise
+            # One model's rows failed: let the others go on; the failing one keeps its
+            # position and is retried (and logged) on every step.
+            for single in pages:
+                try:
+                    self.store.write_pages([single])
+                except IntegrityError:
+                    pass
+                except Exception:
+                    log.exception("%s cannot apply the log from %s", single[1].application_name,
+                                  start)
         return len(page)
 
     def catch_up(self, progress: Progress | None = None) -> int:

@@ -153,7 +153,7 @@ class PostgresReadStore(_Rows, PostgresTrackingRecorder):
 
 def read_store(ledger: Ledger, settings: Settings) -> ReadStore | None:
     """The read store beside the ledger's events; None for the in-memory test store."""
-    datastore = getattr(ledger.factory, "datastore", None)
+    datastore: Any = getattr(ledger.factory, "datastore", None)
     if settings.store == "sqlite":
         return SQLiteReadStore(datastore=datastore)
     if settings.store == "postgres":

@@ -184,9 +184,7 @@ def _escrow_balance(history: list[f.Fact]) -> int:
     escrow = f"escrow:{opened.deal_id}"
     total = 0
     for fact in history:
-        carried = [fact.posting] if getattr(fact, "posting", None) is not None else \
-            getattr(fact, "postings", [])
-        for p in carried:
+        for p in fact.carried_postings():
             total += p.amount if p.to_account == escrow else 0
             total -= p.amount if p.from_account == escrow else 0
     return total

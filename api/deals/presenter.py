@@ -1,8 +1,9 @@
 """A deal as API.md shows it to one viewer: face-down cards are secret (API.md).
 
 A face-down card is shown only to its holder, and in recorded mode to staff, who enter the
-cards at the physical table; every other viewer, the treasurer included, sees null. Once
-the deal is settled or void every card is shown.
+cards at the physical table; every other viewer, the treasurer included, sees null. The
+banker looks at their own first card only when deciding to double (R10.3) and at both once
+the second round is out (R3.4, R3.7). Once the deal is settled or void every card is shown.
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ def deal_view(deal: DealAggregate, viewer: Principal, position: int | None) -> d
     recorded_staff = engine.pack is None and viewer.is_staff
 
     def sees(holder: str) -> bool:
-        return recorded_staff or (viewer.role == "player" and viewer.player_id == holder)
+        if recorded_staff:
+            return True
+        if viewer.role != "player" or viewer.player_id != holder:
+            return False
+        return holder != engine.banker or engine.phase not in ("staking", "shooting")
 
     turn = engine.turn
     return {
@@ -41,18 +46,20 @@ def deal_view(deal: DealAggregate, viewer: Principal, position: int | None) -> d
             for player in engine.order],
         "kitty": engine.kitty if engine.rules.shoot else 0,
         "commitment": engine.commitment,
-        "settlement": _settlement(deal) if engine.settlement is not None else None,
+        "settlement": _settlement(deal) if deal.ended is not None else None,
         "void_reason": engine.void_reason,
         "version": deal.version, "position": position,
     }
 
 
 def _settlement(deal: DealAggregate) -> dict[str, Any]:
+    """The settlement's postings, or a void deal's refunds (R1.6)."""
     settled = deal.engine.settlement
-    assert settled is not None and deal.ended is not None
+    assert deal.ended is not None
+    postings = settled.postings if settled is not None else deal.engine.void_postings
     version = deal.ended["version"]
     return {"postings": [
         {"id": posting_id(deal.id, version, index), "at": deal.ended["at"], "position": None,
          "from_account": p.from_account, "to_account": p.to_account, "amount": p.amount,
          "rule": p.rule, "deal_id": deal.engine.deal_id, "hand": p.hand, "reason": p.reason}
-        for index, p in enumerate(settled.postings)]}
+        for index, p in enumerate(postings)]}

@@ -14,7 +14,7 @@ from api.deals.presenter import deal_view
 from api.deals.schemas import ActionSchema, AuditSchema, DealSchema, LegalActionsSchema
 from api.reads import MinPositionSchema, names, read_store
 from domain.errors import NotFound
-from domain.legal import legal_actions
+from domain.legal import blind_actions, legal_actions
 from projections.audit import audit
 
 blp = Blueprint("deals", __name__, url_prefix="/v1/deals", description="Deals and actions")
@@ -77,16 +77,21 @@ class Audit(MethodView):
 class LegalActions(MethodView):
     @blp.response(200, LegalActionsSchema)
     def get(self, deal_id: UUID) -> dict[str, Any]:
-        """What may be done now: who, which hand, which actions and amounts (chips held)."""
+        """What may be done now: who, which hand, which actions and amounts (chips held).
+
+        To staff at a table whose cards they cannot see, the actions are those that do not
+        depend on face-down cards (`complete` is false); the holder sees them all."""
         who = principal()
         engine = ledger().deal(str(deal_id)).engine
         turn = engine.turn
         if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
             raise Forbidden("a player sees only the deals they play in")
+        if who.role == "player" and (turn is None or turn[0] != who.player_id):
+            return {"phase": engine.phase, "items": [], "complete": True}
         chips = {turn[0]: ledger().player_account(turn[0]).balance} if turn else None
-        items = [{"player_id": a.player, "hand": a.hand, "action": a.action,
-                  "amount_min": a.amount_min, "amount_max": a.amount_max}
-                 for a in legal_actions(engine, chips)]
-        if who.role == "player":
-            items = [item for item in items if item["player_id"] == who.player_id]
-        return {"phase": engine.phase, "items": items}
+        blind = who.is_staff and engine.pack is not None  # staff do not see face-down cards
+        actions = blind_actions(engine, chips) if blind else legal_actions(engine, chips)
+        return {"phase": engine.phase, "complete": not blind,
+                "items": [{"player_id": a.player, "hand": a.hand, "action": a.action,
+                           "amount_min": a.amount_min, "amount_max": a.amount_max}
+                          for a in actions]}

@@ -139,4 +139,6 @@ class LegalActionSchema(Schema):
 
 class LegalActionsSchema(Schema):
     phase = fields.String(required=True)
+    complete = fields.Boolean(required=True, metadata={
+        "description": "false: actions that depend on face-down cards are left out"})
     items = fields.List(fields.Nested(LegalActionSchema), required=True)

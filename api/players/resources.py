@@ -22,6 +22,7 @@ from api.players.schemas import (
     StatementSchema,
 )
 from api.reads import CursorQuerySchema, page, read_store
+from domain.errors import NotAllowed
 from projections.statements import balance_at, statement
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Players and chips")
@@ -88,7 +89,10 @@ class Balance(MethodView):
         if position is not None:
             balance = balance_at(read_store(position), name, position=position)
         else:
-            when = as_of.astimezone(UTC).isoformat(timespec="microseconds")
+            try:
+                when = as_of.astimezone(UTC).isoformat(timespec="microseconds")
+            except OverflowError:
+                raise NotAllowed("as_of is outside the years the ledger can record") from None
             balance = balance_at(read_store(query.get("min_position")), name, time=when)
         return {"player_id": str(player_id), "balance": balance, "position": position}
 

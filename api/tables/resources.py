@@ -116,10 +116,10 @@ class BankSales(MethodView):
     @blp.response(200, TableSchema)
     def post(self, body: dict[str, Any], table_id: UUID) -> Viewed:
         """The banker sells the bank to a seated player for a price (R8.2)."""
-        _banker_or_staff(table_id)
+        banker = _banker_or_staff(table_id)
         outcome = ledger().sell_bank(str(table_id), str(body["buyer_id"]), body["price"],
-                                     key=idempotency_key(), actor=principal().id,
-                                     expected_version=if_match())
+                                     seller=banker, key=idempotency_key(),
+                                     actor=principal().id, expected_version=if_match())
         return _table_answer(outcome)
 
 

@@ -33,6 +33,7 @@ from werkzeug import Response
 from werkzeug.exceptions import HTTPException
 
 from api.auth import Principal
+from api.reads import names, read_store
 from api.services import ProjectionsBehind, Services
 from api.web.charts import kitty_chart
 from api.web.present import (
@@ -162,25 +163,20 @@ def headers(response: Response) -> Response:
 
 def read(min_position: int | None = None) -> ReadStore:
     """The read models, once they have applied `min_position` (read your own writes)."""
-    services().caught_up(min_position)
-    store = services().store
-    if store is None:
-        raise ProjectionsBehind("this store keeps no read models")
-    return store
+    return read_store(min_position)
 
 
 def arg_int(name: str, default: int | None = None) -> int | None:
     value = request.args.get(name)
     if value is None or value == "":
         return default
-    if not value.isdigit() or len(value) > 18:
+    if not (value.isascii() and value.isdigit()) or len(value) > 18:
         raise FormError(f"`{name}` must be a whole number")
     return int(value)
 
 
 def player_names(store: ReadStore) -> dict[str, str]:
-    return {row["owner"]: row["name"] for row in store.rows(
-        "SELECT owner, name FROM accounts WHERE kind = 'player'")}
+    return names(store)
 
 
 def table_names(store: ReadStore) -> dict[str, str]:

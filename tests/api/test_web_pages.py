@@ -22,7 +22,7 @@ from flask.testing import FlaskClient
 from tests.conftest import TREASURER_TOKEN, postgres_url
 from tests.unit.conftest import stacked_pack
 
-Call = Callable[[str, str, Any], Any]
+Call = Callable[..., Any]  # (method, path, body, headers=None) -> JSON
 
 # Seats Bea (banker), Pat, Quinn: each round is dealt Pat, Quinn, Bea (R3.4, R3.7), then
 # players twist in turn. Everyone stakes 5 and shoots 2 in the first shoot round; a player
@@ -52,13 +52,16 @@ class Seeded:
     head: int = 0
 
 
-def play_deal(call: Call, table_id: str) -> str:
-    """Start a deal and play it to settlement with the fixed policy above."""
+def play_deal(call: Call, table_id: str, tokens: dict[str, str]) -> str:
+    """Start a deal and play it to settlement with the fixed policy above, each player with
+    their own token (staff are not shown actions that depend on face-down cards)."""
     deal_id = call("POST", f"/v1/tables/{table_id}/deals", {})["id"]
     for _ in range(100):
-        legal = call("GET", f"/v1/deals/{deal_id}/legal-actions", None)
-        if not legal["items"]:
+        turn = call("GET", f"/v1/deals/{deal_id}", None)["turn"]
+        if turn is None:
             return str(deal_id)
+        own = {"Authorization": f"Bearer {tokens[turn['player_id']]}"}
+        legal = call("GET", f"/v1/deals/{deal_id}/legal-actions", None, own)
         by_action = {item["action"]: item for item in legal["items"]}
         first = legal["items"][0]
         if "stake" in by_action:
@@ -75,7 +78,7 @@ def play_deal(call: Call, table_id: str) -> str:
         else:
             body = {"action": "twist"}
         call("POST", f"/v1/deals/{deal_id}/actions",
-             {**body, "player_id": first["player_id"], "hand": first["hand"]})
+             {**body, "player_id": first["player_id"], "hand": first["hand"]}, own)
     raise AssertionError(f"deal {deal_id} did not settle")
 
 
@@ -96,7 +99,8 @@ def seed(call: Call) -> Seeded:
     for number in range(len(DEALS)):
         if number == 2:  # the banker tops the kitty up between deals (R9.9)
             call("POST", f"/v1/tables/{table['id']}/kitty", {"amount": TOP_UP})
-        deals.append(play_deal(call, table["id"]))
+        deals.append(play_deal(call, table["id"],
+                               {players[name]: tokens[name] for name in players}))
     plain = call("POST", "/v1/tables", {"name": "Side table", "seats": seats[:2],
                                         "banker": players["Bea"]})
     head = call("GET", "/v1/health", None)["position"]
@@ -160,8 +164,8 @@ def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
                              projections="in-process"))
     client = app.test_client()
 
-    def call(method: str, path: str, body: Any) -> Any:
-        response = client.open(path, method=method, json=body, headers=TREASURER)
+    def call(method: str, path: str, body: Any, headers: dict[str, str] | None = None) -> Any:
+        response = client.open(path, method=method, json=body, headers=headers or TREASURER)
         assert response.status_code < 300, (path, response.status_code, response.get_json())
         return response.get_json()
 

@@ -79,10 +79,11 @@ class Service:
     log: Path
     club: Seeded | None = None
 
-    def call(self, method: str, path: str, body: Any = None) -> Any:
+    def call(self, method: str, path: str, body: Any = None,
+             headers: dict[str, str] | None = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.base + path, data=data, method=method,
-                                         headers={"Authorization": f"Bearer {TOKEN}"})
+                                         headers=headers or {"Authorization": f"Bearer {TOKEN}"})
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:

@@ -177,6 +177,29 @@ def test_a_version_1_kitty_event_is_read_through_its_upcaster(ledger, store_sett
     assert [f.Fact.from_dict("KittyPutUp", e.fact).rule for e in kitties] == ["R9.1", "R9.9"]
 
 
+def test_a_version_1_token_reads_with_its_aggregate_id_as_its_principal_id(ledger):
+    """Version-1 tokens had no principal id; they read with the one they were shown by, and
+    tokens issued today get a random one, unrelated to the token (decisions.md 24)."""
+    from domain.aggregates import token_id
+
+    token = Token.issue("ab" * 32, "operator", None)
+    [event] = token.collect_events()
+    stored = ledger.mapper.to_stored_event(event)
+    state = ledger.mapper.transcoder.decode(stored.state)
+    assert state.pop("class_version") == 2
+    del state["principal_id"]
+    ledger.recorder.insert_events([StoredEvent(
+        originator_id=stored.originator_id, originator_version=stored.originator_version,
+        topic=stored.topic, state=ledger.mapper.transcoder.encode(state))])
+    issued = ledger.create_token("operator").result["token"]
+
+    old = ledger.repository.get(token_id("ab" * 32))
+    new = ledger.principal(issued)
+
+    assert old.principal_id == str(token_id("ab" * 32))
+    assert new is not None and new.principal_id != str(new.id)
+
+
 def test_a_kitty_event_saved_today_is_stored_as_version_2(ledger):
     """The current KittyPutUp is class_version 2 and names its rule when stored (R9.1)."""
     club = seat_club(ledger, rules=SHOOT)

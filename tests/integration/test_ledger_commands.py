@@ -498,8 +498,8 @@ REFUSALS: dict[str, tuple[Refusal, type[PontoonError], str | None]] = {
         lambda c: c.ledger.remove_player(c.table_id, c.ids["Pat"]), NotNow, "R3.1"),
     "a kitty at a table without Shoot Pontoon": (
         lambda c: c.ledger.put_up_kitty(c.table_id, c.ids["Banker"], 10), NotAllowed, "R9.12"),
-    "a bid with no auction open": (lambda c: c.ledger.bid(c.table_id, c.ids["Sam"], 5),
-                                   NotNow, "R9.10"),
+    "a bid at a table without Shoot Pontoon": (
+        lambda c: c.ledger.bid(c.table_id, c.ids["Sam"], 5), NotAllowed, "R9.12"),
     "an action on an unknown table": (
         lambda c: c.ledger.sell_bank(UNKNOWN, c.ids["Pat"], 1), NotFound, None),
 }
