@@ -3,7 +3,8 @@ state to compare between two applications, and the chips held across every accou
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -204,3 +205,24 @@ def seat_club(ledger: Ledger, players: Sequence[str] = ("Banker", "Pat"), *,
     if kitty:
         ledger.put_up_kitty(table_id, ids[banker], kitty)
     return Club(ledger, ids, table_id)
+
+
+def race(calls: Sequence[Callable[[], Outcome]]) -> list[Outcome | BaseException]:
+    """Run each call in its own thread, all released together; what each returned or raised."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Outcome | BaseException | None] = [None] * len(calls)
+
+    def run(index: int, call: Callable[[], Outcome]) -> None:
+        barrier.wait()
+        try:
+            results[index] = call()
+        except BaseException as error:  # noqa: BLE001 - reported to the test
+            results[index] = error
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+        assert not thread.is_alive(), "a racing command did not finish within 30 s"
+    return [r for r in results if r is not None]

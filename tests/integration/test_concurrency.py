@@ -23,6 +23,7 @@ from domain.application import Decision, Ledger, Outcome
 from domain.errors import Conflict, InsufficientChips, NotNow
 from domain.ledger import net_changes, player_account
 from domain.legal import legal_actions
+from tests.integration.ledger_views import race
 from tests.unit.conftest import stacked_pack
 
 pytestmark = pytest.mark.timeout(60)
@@ -36,25 +37,6 @@ QUIET_DEAL = ("2H", "3H", "4H", "5H")
 # --- helpers ---------------------------------------------------------------------------
 
 
-def race(calls: Sequence[Callable[[], Outcome]]) -> list[Outcome | BaseException]:
-    """Run each call in its own thread, all released together; what each returned or raised."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Outcome | BaseException | None] = [None] * len(calls)
-
-    def run(index: int, call: Callable[[], Outcome]) -> None:
-        barrier.wait()
-        try:
-            results[index] = call()
-        except BaseException as error:  # noqa: BLE001 - reported to the test
-            results[index] = error
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-        assert not thread.is_alive(), "a racing command did not finish within 30 s"
-    return [r for r in results if r is not None]
 
 
 def unexpected(results: Sequence[object], *allowed: type[BaseException]) -> list[object]:

@@ -7,8 +7,6 @@ different request is refused (422). Secrets are never kept in receipts or events
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -18,6 +16,7 @@ from eventsourcing.application import AggregateNotFoundError
 from domain.aggregates import Account, Receipt, receipt_id
 from domain.application import Ledger, Outcome
 from domain.errors import InsufficientChips, NotAllowed
+from tests.integration.ledger_views import race
 from tests.unit.conftest import stacked_pack
 
 pytestmark = pytest.mark.timeout(60)
@@ -45,25 +44,6 @@ def receipt(ledger: Ledger, key: str) -> Receipt | None:
     return found
 
 
-def race(calls: Sequence[Callable[[], Outcome]]) -> list[Outcome | BaseException]:
-    """Run each call in its own thread, all released together; what each returned or raised."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Outcome | BaseException | None] = [None] * len(calls)
-
-    def run(index: int, call: Callable[[], Outcome]) -> None:
-        barrier.wait()
-        try:
-            results[index] = call()
-        except BaseException as error:  # noqa: BLE001 - reported to the test
-            results[index] = error
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-        assert not thread.is_alive(), "a racing command did not finish within 30 s"
-    return [r for r in results if r is not None]
 
 
 def test_a_keyed_buy_in_sent_twice_is_applied_once_with_the_same_answer(ledger):
