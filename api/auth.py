@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from flask import current_app, g, request
 
@@ -45,6 +46,12 @@ def require(*roles: str) -> Principal:
     if who.role not in allowed:
         raise Forbidden(f"a {who.role} may not do this; it needs: {', '.join(sorted(allowed))}")
     return who
+
+
+def require_seat_in(who: Principal, engine: Any, message: str) -> None:
+    """A player token may only concern deals it plays in (as banker or player)."""
+    if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
+        raise Forbidden(message)
 
 
 def require_self_or(player_id: str, *roles: str) -> Principal:

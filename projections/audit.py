@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from typing import Any
+from uuid import UUID
 
 from domain import facts as f
 from domain.aggregates import DealAggregate, TableAggregate, posting_id
@@ -148,11 +149,8 @@ def _postings(deal_id: str, rows: list[dict[str, Any]], history: list[f.Fact],
     out = []
     for row, fact in zip(rows, history, strict=True):
         for index, p in enumerate(fact.carried_postings()):
-            out.append({"id": posting_id(_uuid(deal_id), row["version"], index),
-                        "at": row["at"], "position": row["position"],
-                        "from_account": p.from_account, "to_account": p.to_account,
-                        "amount": p.amount, "rule": p.rule, "deal_id": deal_id,
-                        "hand": p.hand, "reason": p.reason,
+            out.append({**p.to_dict(), "id": posting_id(UUID(deal_id), row["version"], index),
+                        "at": row["at"], "position": row["position"], "deal_id": deal_id,
                         "explanation": f"{_who(p.from_account, names)} → "
                                        f"{_who(p.to_account, names)}, {p.amount}: {p.reason}"})
     return out
@@ -165,12 +163,6 @@ def _who(account: str, names: dict[str, str]) -> str:
         return names.get(key, key)
     return {"kitty": "the kitty", "escrow": "the stakes on the table",
             "treasury": "the treasury"}.get(kind, account)
-
-
-def _uuid(value: str) -> Any:
-    from uuid import UUID
-
-    return UUID(value)
 
 
 def escrow_balances_at(store: ReadStore, time: str) -> dict[str, int]:

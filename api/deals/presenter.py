@@ -59,7 +59,6 @@ def _settlement(deal: DealAggregate) -> dict[str, Any]:
     postings = settled.postings if settled is not None else deal.engine.void_postings
     version = deal.ended["version"]
     return {"postings": [
-        {"id": posting_id(deal.id, version, index), "at": deal.ended["at"], "position": None,
-         "from_account": p.from_account, "to_account": p.to_account, "amount": p.amount,
-         "rule": p.rule, "deal_id": deal.engine.deal_id, "hand": p.hand, "reason": p.reason}
+        {**p.to_dict(), "id": posting_id(deal.id, version, index), "at": deal.ended["at"],
+         "position": None, "deal_id": deal.engine.deal_id}
         for index, p in enumerate(postings)]}

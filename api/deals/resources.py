@@ -8,7 +8,7 @@ from uuid import UUID
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api.auth import Forbidden, principal
+from api.auth import Forbidden, principal, require_seat_in
 from api.common import etag, idempotency_key, if_match, ledger
 from api.deals.presenter import deal_view
 from api.deals.schemas import ActionSchema, AuditSchema, DealSchema, LegalActionsSchema
@@ -30,8 +30,7 @@ class DealResource(MethodView):
         who = principal()
         deal = ledger().deal(str(deal_id))
         engine = deal.engine
-        if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
-            raise Forbidden("a player sees only the deals they play in")
+        require_seat_in(who, engine, "a player sees only the deals they play in")
         return deal_view(deal, who, None), 200, etag(deal.version)
 
 
@@ -64,8 +63,7 @@ class Audit(MethodView):
         and a verification that decides the deal again from its events."""
         who = principal()
         engine = ledger().deal(str(deal_id)).engine
-        if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
-            raise Forbidden("a player sees the audits of the deals they played in")
+        require_seat_in(who, engine, "a player sees the audits of the deals they played in")
         found = audit(read_store(query.get("min_position")), str(deal_id), names=names())
         if found is None:
             raise NotFound(f"the audit of deal {deal_id} is not built yet; retry with "
@@ -84,8 +82,7 @@ class LegalActions(MethodView):
         who = principal()
         engine = ledger().deal(str(deal_id)).engine
         turn = engine.turn
-        if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
-            raise Forbidden("a player sees only the deals they play in")
+        require_seat_in(who, engine, "a player sees only the deals they play in")
         if who.role == "player" and (turn is None or turn[0] != who.player_id):
             return {"phase": engine.phase, "items": [], "complete": True}
         chips = {turn[0]: ledger().player_account(turn[0]).balance} if turn else None

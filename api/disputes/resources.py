@@ -8,7 +8,7 @@ from uuid import UUID
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api.auth import Forbidden, principal, require
+from api.auth import principal, require, require_seat_in
 from api.common import idempotency_key, ledger, positioned
 from api.disputes.schemas import (
     DisputeCreatedSchema,
@@ -32,8 +32,8 @@ class DealDisputes(MethodView):
         """A player of the deal, an operator or the treasurer raises a dispute."""
         who = principal()
         engine = ledger().deal(str(deal_id)).engine
-        if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
-            raise Forbidden("only players of this deal, operators and the treasurer dispute it")
+        require_seat_in(who, engine,
+                        "only players of this deal, operators and the treasurer dispute it")
         outcome = ledger().raise_dispute(str(deal_id), body["reason"], raised_by=who.id,
                                          key=idempotency_key())
         return positioned(outcome.result, outcome.position)
