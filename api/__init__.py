@@ -15,10 +15,10 @@ from werkzeug import Response
 
 from api import errors
 from api.common import ProblemSchema
-from api.config import Settings
 from api.errors import PROBLEM
 from api.services import Services
-from domain.application import Ledger
+from application import Ledger
+from config import Settings
 
 
 class Parser(FlaskParser):

@@ -8,7 +8,7 @@ from flask import current_app, request
 from marshmallow import Schema, fields
 
 from api.auth import principal
-from domain.application import Ledger
+from application import Ledger
 from domain.errors import NotAllowed
 
 

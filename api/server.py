@@ -7,7 +7,7 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
-from api.config import Settings
+from config import Settings
 
 
 class Server(BaseApplication):  # type: ignore[misc]

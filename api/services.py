@@ -6,9 +6,9 @@ import contextlib
 import threading
 
 from api.auth import Principal
-from api.config import Settings
-from api.store import build_ledger
-from domain.application import Ledger
+from application import Ledger
+from application.store import build_ledger
+from config import Settings
 from domain.errors import NotNow, PontoonError
 from projections.runner import Projections, start_in_process
 from projections.store import read_store

@@ -13,8 +13,8 @@ import platform
 import random
 import time
 
-from domain.club import Club
-from domain.ledger import player_account
+from domain.engine.club import Club
+from domain.engine.postings import player_account
 
 RULES = {"min_stake": 1, "max_stake": 10, "shoot": True, "kitty_min": 20, "kitty_max": 200,
          "split": "pairs", "burn": "13", "banker_may_double": True, "royal_pontoon": True}

@@ -44,13 +44,13 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for benchmarks.stores
 
-from api.config import Settings  # noqa: E402
-from api.store import build_ledger  # noqa: E402
+from application import Ledger
+from application.store import build_ledger  # noqa: E402
 from benchmarks.stores import machine, postgres_store, sqlite_store  # noqa: E402
+from config import Settings  # noqa: E402
 from domain.aggregates import TREASURY_ID
-from domain.application import Ledger
-from domain.cards import full_pack
-from domain.ledger import TREASURY, player_account
+from domain.engine.cards import full_pack
+from domain.engine.postings import TREASURY, player_account
 
 # First round: three players then the banker; none of them is dealt anything remarkable.
 TOP = ("2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H")

@@ -7,7 +7,7 @@ schema, dropped afterwards), in the same run:
    (`start_deal`, then `act` for each action: the same decide-and-save path the API uses),
    nothing written around it. Six players per table, `--tables` tables played in turn, with
    Shoot Pontoon, splits, burning on 13, banker doubling and royal pontoons on. Bots choose
-   uniformly among `domain.legal.legal_actions` (and amounts) with a fixed random seed;
+   uniformly among `domain.engine.legal.legal_actions` (and amounts) with a fixed random seed;
    bankers put up kitties when needed (R9.1), players are bought in again when short (R11.1),
    and every 100th deal is disputed and the dispute resolved with a correction (R11.4).
 2. Raw read of the log, the baseline: `ledger.recorder.select_notifications` in pages of
@@ -40,12 +40,12 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
-from api.config import Settings  # noqa: E402
-from api.store import build_ledger  # noqa: E402
+from application import Ledger  # noqa: E402
+from application.store import build_ledger  # noqa: E402
 from benchmarks.stores import machine, postgres_store, sqlite_store  # noqa: E402
-from domain.application import Ledger  # noqa: E402
+from config import Settings  # noqa: E402
+from domain.engine.legal import legal_actions  # noqa: E402
 from domain.errors import PontoonError  # noqa: E402
-from domain.legal import legal_actions  # noqa: E402
 from projections.runner import Projections  # noqa: E402
 from projections.store import TABLES, read_store  # noqa: E402
 from projections.verify import verify  # noqa: E402

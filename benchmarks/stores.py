@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from uuid import uuid4
 
-from api.config import Settings
-from api.store import migrate
+from application.store import migrate
+from config import Settings
 
 
 def machine() -> str:

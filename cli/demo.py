@@ -8,9 +8,9 @@ import random
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from domain.club import Club
-from domain.hands import describe
-from domain.strategy import choose
+from domain.engine.club import Club
+from domain.engine.hands import describe
+from domain.engine.strategy import choose
 
 NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
 

@@ -63,8 +63,8 @@ def simulate(players: int, deals: int, shoot: bool, url: str, token: str | None,
 @main.command()
 def migrate() -> None:
     """Create the store's tables (a deploy step; workers never create tables)."""
-    from api.config import Settings
-    from api.store import migrate as run_migrations
+    from application.store import migrate as run_migrations
+    from config import Settings
 
     settings = Settings.from_env()
     run_migrations(settings)
@@ -88,9 +88,9 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
     import secrets
     from dataclasses import replace
 
-    from api.config import Settings
     from api.server import serve as run
-    from api.store import migrate as run_migrations_now
+    from application.store import migrate as run_migrations_now
+    from config import Settings
 
     settings = Settings.from_env()
     if in_process is not None:
@@ -116,8 +116,8 @@ def projections() -> None:
 
 
 def _projections():  # type: ignore[no-untyped-def]
-    from api.config import Settings
-    from api.store import build_ledger
+    from application.store import build_ledger
+    from config import Settings
     from projections.runner import Projections
     from projections.store import read_store
 
@@ -188,8 +188,8 @@ def projections_status() -> None:
 @main.command()
 def verify() -> None:
     """Re-check every deal, chip conservation and every shuffle commitment."""
-    from api.config import Settings
-    from api.store import build_ledger
+    from application.store import build_ledger
+    from config import Settings
     from projections.verify import verify as run_verify
 
     ledger = build_ledger(Settings.from_env())
@@ -248,8 +248,8 @@ def tokens() -> None:
 @click.option("--role", type=click.Choice(["treasurer", "operator"]), required=True)
 def create_token(role: str) -> None:
     """Issue a token and print it once; only its SHA-256 is stored."""
-    from api.config import Settings
-    from api.store import build_ledger
+    from application.store import build_ledger
+    from config import Settings
 
     ledger = build_ledger(Settings.from_env())
     try:
@@ -259,7 +259,7 @@ def create_token(role: str) -> None:
 
 
 def _where(settings: object) -> str:
-    from api.config import Settings
+    from config import Settings
 
     assert isinstance(settings, Settings)
     if settings.store == "sqlite":

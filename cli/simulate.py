@@ -42,7 +42,7 @@ from rich.progress import (
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from domain.hands import hard_total, value
+from domain.engine.hands import hard_total, value
 
 NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy",
          "Mallory", "Niaj", "Olivia", "Peggy")
@@ -86,7 +86,7 @@ def _with_amount(item: Mapping[str, Any]) -> tuple[Mapping[str, Any], int | None
 
 def choose_action(view: Mapping[str, Any], items: Sequence[Mapping[str, Any]], rng: Rng
                   ) -> tuple[Mapping[str, Any], int | None]:
-    """Pick one of the legal `items` and an amount for it, as `domain.strategy.choose` does.
+    """Pick one of the legal `items` and an amount for it, as `domain.engine.strategy.choose` does.
 
     `view` is the deal as the acting player sees it (GET /v1/deals/{id} with its own token);
     `items` are that player's entries of GET /v1/deals/{id}/legal-actions. Stick on 17 or

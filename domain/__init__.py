@@ -1,1 +1,2 @@
-"""The rules of Pontoon and Shoot Pontoon as a pure engine, and (later) the ledger's aggregates."""
+"""The domain: the rules engine (`engine/`, pure) and the event-sourced aggregates that
+record its decisions (`aggregates/`). `errors.py` is the one exception hierarchy of both."""

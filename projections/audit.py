@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from typing import Any
 from uuid import UUID
 
-from domain import facts as f
 from domain.aggregates import DealAggregate, TableAggregate, posting_id
-from domain.verification import verify_deal
+from domain.engine import facts as f
+from domain.engine.verification import verify_deal
 from projections.base import ReadModel, at
 from projections.store import ReadStore, Statement
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
@@ -51,3 +51,14 @@ class ReadModel(Projection[Any]):
 def at(event: Any) -> str:
     """RFC 3339 UTC with microseconds always, so the text sorts in time order."""
     return str(event.timestamp.astimezone(UTC).isoformat(timespec="microseconds"))
+
+
+class EventLog(Protocol):
+    """What the read side needs of the ledger application: its event log, read in pages of
+    notifications (the recorder), and the mapper that decodes them into domain events."""
+
+    @property
+    def recorder(self) -> Any: ...
+
+    @property
+    def mapper(self) -> Any: ...

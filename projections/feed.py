@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.application import Ledger
 from projections.audit import deal_row
-from projections.base import at
+from projections.base import EventLog, at
 from projections.store import ReadStore
 
 HIDDEN_TOPICS = ("domain.aggregates:Token.", "domain.aggregates:Receipt.")
 SHORT_NAMES = {"DealAggregate": "Deal", "TableAggregate": "Table"}
 
 
-def events(ledger: Ledger, store: ReadStore, *, after: int, limit: int
+def events(ledger: EventLog, store: ReadStore, *, after: int, limit: int
            ) -> tuple[list[dict[str, Any]], int | None]:
     """Up to `limit` events after position `after`, and the cursor for the next page."""
     page = ledger.recorder.select_notifications(start=after + 1, limit=limit)

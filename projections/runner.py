@@ -19,10 +19,9 @@ from typing import Any
 
 from eventsourcing.persistence import IntegrityError, Tracking
 
-from domain.application import Ledger
 from projections.audit import AuditModel
 from projections.balances import BalancesModel
-from projections.base import ReadModel
+from projections.base import EventLog, ReadModel
 from projections.disputes import DisputesModel
 from projections.statements import StatementsModel
 from projections.store import TABLES, ReadStore
@@ -36,7 +35,7 @@ Progress = Callable[[int, int], None]  # (position reached, head of the log)
 
 
 class Projections:
-    def __init__(self, ledger: Ledger, store: ReadStore, page: int = 2000) -> None:
+    def __init__(self, ledger: EventLog, store: ReadStore, page: int = 2000) -> None:
         self.ledger, self.store, self.page = ledger, store, page
         self.models = [cls(view=store) for cls in MODELS]
 

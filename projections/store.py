@@ -3,29 +3,23 @@
 Each store is the eventsourcing library's tracking recorder for its database, extended to
 write a batch of read-model rows and the tracking position in one transaction (so every
 event is applied exactly once) and to answer queries. The tables are created by the SQL in
-`migrations/`, applied with yoyo-migrations by `pontoon migrate`.
+`migrations/`, applied with yoyo-migrations by `pontoon migrate` (application/store.py).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import quote
 
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 from psycopg.sql import SQL, Identifier
-from yoyo import get_backend, read_migrations
-
-from domain.application import Ledger
 
 if TYPE_CHECKING:
-    from api.config import Settings
+    from config import Settings
 
-MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables")
 
 Statement = tuple[str, Sequence[Any]]
@@ -151,7 +145,7 @@ class PostgresReadStore(_Rows, PostgresTrackingRecorder):
             Identifier(self.datastore.schema)))
 
 
-def read_store(ledger: Ledger, settings: Settings) -> ReadStore | None:
+def read_store(ledger: Any, settings: Settings) -> ReadStore | None:
     """The read store beside the ledger's events; None for the in-memory test store."""
     datastore: Any = getattr(ledger.factory, "datastore", None)
     if settings.store == "sqlite":
@@ -159,28 +153,3 @@ def read_store(ledger: Ledger, settings: Settings) -> ReadStore | None:
     if settings.store == "postgres":
         return PostgresReadStore(datastore=datastore, tracking_table_name="tracking")
     return None
-
-
-def apply_migrations(settings: Settings) -> list[str]:
-    """Apply every migration not yet applied; returns their ids."""
-    if settings.store == "memory":
-        return []
-    backend = get_backend(_yoyo_url(settings))
-    try:
-        migrations = read_migrations(str(MIGRATIONS))
-        with backend.lock():
-            pending = backend.to_apply(migrations)
-            backend.apply_migrations(pending)
-        return [m.id for m in pending]
-    finally:
-        backend.connection.close()
-
-
-def _yoyo_url(settings: Settings) -> str:
-    if settings.store == "sqlite":
-        return f"sqlite:///{settings.sqlite_path}"
-    env = settings.ledger_env()
-    auth = quote(env["POSTGRES_USER"]) + (
-        ":" + quote(env["POSTGRES_PASSWORD"]) if env["POSTGRES_PASSWORD"] else "")
-    return (f"postgresql+psycopg://{auth}@{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}/"
-            f"{env['POSTGRES_DBNAME']}?schema={env['POSTGRES_SCHEMA']}")

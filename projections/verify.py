@@ -1,6 +1,6 @@
 """`pontoon verify`: re-check everything from the event store, the source of truth.
 
-- every deal decides again to exactly its recorded events (domain.verification);
+- every deal decides again to exactly its recorded events (domain.engine.verification);
 - chips are conserved: each account's entries chain (balance after = before + change), each
   deal's postings match the accounts' entries one for one, and all balances sum to zero;
 - every seed matches its commitment, and every deal started from the pack its table's
@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain import facts as f
 from domain.aggregates import Account, DealAggregate, TableAggregate
 from domain.aggregates import posting_id as make_posting_id
-from domain.application import Ledger
-from domain.shuffle import shuffle_pack
-from domain.verification import verify_deal
+from domain.engine import facts as f
+from domain.engine.shuffle import shuffle_pack
+from domain.engine.verification import verify_deal
+from projections.base import EventLog
 
 Progress = Callable[[int, int], None]
 
@@ -41,7 +41,7 @@ class Report:
             self.failures.append(message)
 
 
-def verify(ledger: Ledger, progress: Progress | None = None, page: int = 2000) -> Report:
+def verify(ledger: EventLog, progress: Progress | None = None, page: int = 2000) -> Report:
     report = Report()
     head = ledger.recorder.max_notification_id() or 0
     open_deals: dict[str, list[f.Fact]] = {}

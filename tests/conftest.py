@@ -14,9 +14,9 @@ from uuid import uuid4
 
 import pytest
 
-from api.config import Settings
-from api.store import build_ledger, migrate
-from domain.application import Ledger
+from application import Ledger
+from application.store import build_ledger, migrate
+from config import Settings
 
 POSTGRES_HOW_TO = ("PostgreSQL tests need PONTOON_TEST_POSTGRES_URL=postgresql://user@host:port/db "
                    "(`bash .ci/run` starts a throwaway server and sets it)")

@@ -13,8 +13,8 @@ from api.common import etag, idempotency_key, if_match, ledger
 from api.deals.presenter import deal_view
 from api.deals.schemas import ActionSchema, AuditSchema, DealSchema, LegalActionsSchema
 from api.reads import MinPositionSchema, names, read_store
+from domain.engine.legal import blind_actions, legal_actions
 from domain.errors import NotFound
-from domain.legal import blind_actions, legal_actions
 from projections.audit import audit
 
 blp = Blueprint("deals", __name__, url_prefix="/v1/deals", description="Deals and actions")

@@ -1,7 +1,7 @@
 from marshmallow import Schema, fields, validate
 
 from api.players.schemas import AMOUNT_MAX
-from domain.deal import ACTIONS
+from domain.engine.deal import ACTIONS
 
 CARD = fields.String(allow_none=True, metadata={
     "description": "R1.3 notation (AS, 10H); null where the card is face down to this viewer"})

@@ -26,7 +26,7 @@ from api.tables.schemas import (
     TableCreateSchema,
     TableSchema,
 )
-from domain.application import Outcome
+from application import Outcome
 from projections.statements import statement
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables")

@@ -1,7 +1,7 @@
 from marshmallow import Schema, fields, validate
 
 from api.players.schemas import AMOUNT_MAX
-from domain.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
+from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
 
 _amount = dict(strict=True, validate=validate.Range(max=AMOUNT_MAX))
 

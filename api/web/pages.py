@@ -45,7 +45,7 @@ from api.web.present import (
     signed,
     when,
 )
-from domain.application import Ledger
+from application import Ledger
 from domain.errors import NotFound, PontoonError
 from projections.audit import audit, deal_history, deal_row
 from projections.balances import balances

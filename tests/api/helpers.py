@@ -260,8 +260,8 @@ def shared_client(request: pytest.FixtureRequest,
                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
     """One app per store for a whole module, for many small cases that each build their own
     players and tables (a fresh store per case would cost most of the time budget)."""
-    from api.config import Settings
-    from api.store import migrate
+    from application.store import migrate
+    from config import Settings
 
     schema = None
     if request.param == "sqlite":

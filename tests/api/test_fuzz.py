@@ -101,7 +101,7 @@ def _document() -> dict[str, Any]:
     is sent to the `app` fixture of each store instead (`app=` below).
     """
     from api import create_app
-    from api.config import Settings
+    from config import Settings
 
     app = create_app(Settings(database_url="memory://"))
     try:

@@ -238,8 +238,8 @@ def twist_deal_open(api: Api) -> Trio:
 def serve(store: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     """A migrated store of each kind with the app on it, projections in-process."""
     from api import create_app
-    from api.config import Settings
-    from api.store import migrate
+    from application.store import migrate
+    from config import Settings
 
     schema = None
     if store == "sqlite":

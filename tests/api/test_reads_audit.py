@@ -20,7 +20,7 @@ from uuid import uuid4
 
 import pytest
 
-from domain.shuffle import shuffle_pack
+from domain.engine.shuffle import shuffle_pack
 from tests.api.test_reads import (
     NOBODY,
     RULE_ID,

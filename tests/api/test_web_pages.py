@@ -143,8 +143,8 @@ def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
          ) -> Iterator[Site]:
     """One app and one seeded club per store for the whole module."""
     from api import create_app
-    from api.config import Settings
-    from api.store import migrate
+    from application.store import migrate
+    from config import Settings
 
     schema = None
     if request.param == "sqlite":

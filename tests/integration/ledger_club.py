@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.application import Ledger
-from domain.deal import Deal
-from domain.table import Table
+from application import Ledger
+from domain.engine.deal import Deal
+from domain.engine.table import Table
 
 
 class LedgerClub:

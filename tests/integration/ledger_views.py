@@ -7,23 +7,26 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import Notification
+from eventsourcing.utils import get_topic
 
-from api.config import Settings
-from api.store import build_ledger
+from application import Ledger, Outcome
+from application.store import build_ledger
+from config import Settings
 from domain.aggregates import Account, DealAggregate, kitty_id
-from domain.application import Ledger, Outcome
-from domain.deal_state import DealState
-from domain.ledger import escrow_account, net_changes
-from domain.table import Table
+from domain.engine.deal_state import DealState
+from domain.engine.postings import escrow_account, net_changes
+from domain.engine.table import Table
 from tests.unit.conftest import stacked_pack
 
 
 def topic(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
+    """The topic events of `cls` are stored under (pinned: domain.aggregates.base)."""
+    return get_topic(cls)
 
 
 def notifications(ledger: Ledger, *, after: int = 0, upto: int | None = None,
@@ -51,6 +54,22 @@ def recorded_topics(ledger: Ledger, *, after: int, upto: int | None = None) -> l
 
 def events_of(ledger: Ledger, aggregate_id: UUID | str) -> list[Any]:
     return list(ledger.events.get(UUID(str(aggregate_id))))
+
+
+def past_balance(ledger: Ledger, player_id: str, *, position: int | None = None,
+                 at: datetime | None = None) -> int:
+    """A player's balance as it stood at a position or a time, read from the account's own
+    entries (each carries its balance after); the current balance without either."""
+    moves = [topic(Account.Credited), topic(Account.Debited)]
+    balance = 0
+    for note in notifications(ledger, upto=position, topics=moves):
+        if str(note.originator_id) != player_id:
+            continue
+        entry = ledger.mapper.to_domain_event(note)
+        if at is not None and entry.timestamp > at:
+            break
+        balance = entry.balance_after
+    return balance
 
 
 # --- chips ---------------------------------------------------------------------------------

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from api.config import Settings
+from application import Ledger, Outcome
+from config import Settings
 from domain.aggregates import TREASURY_ID, Account, DealAggregate, kitty_id
-from domain.application import Ledger, Outcome
-from domain.cards import POINTS, RANK, TEN_CARDS
-from domain.ledger import escrow_account, net_changes
-from domain.shuffle import derived_seed, shuffle_pack
+from domain.engine.cards import POINTS, RANK, TEN_CARDS
+from domain.engine.postings import escrow_account, net_changes
+from domain.engine.shuffle import derived_seed, shuffle_pack
 from projections.balances import balances
 from projections.runner import Projections
 from projections.store import TABLES, ReadStore

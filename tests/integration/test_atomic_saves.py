@@ -9,7 +9,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError
 
 from domain.aggregates import TREASURY_ID, Account, DealAggregate, TableAggregate, kitty_id
-from domain.ledger import escrow_account, net_changes, player_account
+from domain.engine.postings import escrow_account, net_changes, player_account
 from tests.integration.ledger_views import (
     account_names,
     all_balances,

@@ -12,7 +12,7 @@ from uuid import uuid4
 import pytest
 from eventsourcing.persistence import PersistenceError
 
-from api.config import Settings
+from config import Settings
 from tests.integration.ledger_views import fresh_ledger, head
 
 PONTOON = Path(sys.executable).parent / "pontoon"

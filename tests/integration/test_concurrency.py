@@ -17,12 +17,13 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 import pytest
 from eventsourcing.application import AggregateNotFoundError
 
-from api.config import Settings
+from application import Ledger, Outcome
+from application.base import Decision
+from config import Settings
 from domain.aggregates import TREASURY_ID, Account, DealAggregate, receipt_id
-from domain.application import Decision, Ledger, Outcome
+from domain.engine.legal import legal_actions
+from domain.engine.postings import net_changes, player_account
 from domain.errors import Conflict, InsufficientChips, NotNow
-from domain.ledger import net_changes, player_account
-from domain.legal import legal_actions
 from tests.integration.ledger_views import race
 from tests.unit.conftest import stacked_pack
 

@@ -11,7 +11,6 @@ from eventsourcing.domain import DomainEvent
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 
-from domain import facts as f
 from domain.aggregates import (
     TREASURY_ID,
     Account,
@@ -21,11 +20,13 @@ from domain.aggregates import (
     TableAggregate,
     Token,
 )
-from domain.table import Table
+from domain.engine import facts as f
+from domain.engine.table import Table
 from tests.integration.ledger_views import (
     events_of,
     fresh_ledger,
     notifications,
+    past_balance,
     seat_club,
     table_picture,
     topic,
@@ -284,14 +285,14 @@ def test_a_balance_is_read_as_it_stood_at_a_past_position_or_time(ledger, store_
     second = ledger.buy_in(pat, 50).position
     third = ledger.cash_out(pat, 30).position
 
-    assert [ledger.balance_at(pat, position=p) for p in (registered, first, between, second,
+    assert [past_balance(ledger, pat, position=p) for p in (registered, first, between, second,
                                                          third)] == [0, 100, 100, 150, 120]
-    assert ledger.balance_at(pat) == 120
+    assert past_balance(ledger, pat) == 120
     entries = events_of(ledger, pat)
     times = [e.timestamp for e in entries]
     with fresh_ledger(store_settings) as again:
-        assert [again.balance_at(pat, at=t) for t in times] == [0, 100, 150, 120]
-        assert again.balance_at(pat, at=times[0] - timedelta(seconds=1)) == 0
-        assert again.balance_at(pat, at=times[2] + (times[3] - times[2]) / 2) == 150
-        assert again.balance_at(pat, at=times[-1] + timedelta(days=1)) == 120
-        assert again.balance_at(pat, position=second) == 150
+        assert [past_balance(again, pat, at=t) for t in times] == [0, 100, 150, 120]
+        assert past_balance(again, pat, at=times[0] - timedelta(seconds=1)) == 0
+        assert past_balance(again, pat, at=times[2] + (times[3] - times[2]) / 2) == 150
+        assert past_balance(again, pat, at=times[-1] + timedelta(days=1)) == 120
+        assert past_balance(again, pat, position=second) == 150

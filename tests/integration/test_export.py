@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from domain.application import Ledger
+from application import Ledger
 from projections.statements import COLUMNS
 from tests.integration.projection_session import (
     Session,

@@ -13,8 +13,8 @@ from uuid import UUID
 import pytest
 from eventsourcing.application import AggregateNotFoundError
 
+from application import Ledger, Outcome
 from domain.aggregates import Account, Receipt, receipt_id
-from domain.application import Ledger, Outcome
 from domain.errors import InsufficientChips, NotAllowed
 from tests.integration.ledger_views import race
 from tests.unit.conftest import stacked_pack

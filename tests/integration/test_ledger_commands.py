@@ -11,8 +11,8 @@ from uuid import UUID
 import pytest
 
 from domain.aggregates import TREASURY_ID, Token, kitty_id, token_id
+from domain.engine.shuffle import commitment, derived_seed, shuffle_pack
 from domain.errors import InsufficientChips, NotAllowed, NotFound, NotNow, PontoonError
-from domain.shuffle import commitment, derived_seed, shuffle_pack
 from tests.integration.ledger_views import (
     Club,
     assert_read_back_identically,

@@ -62,7 +62,7 @@ def test_r9_11_a_new_banker_must_put_up_a_kitty_before_dealing(ledger):
     deal_id = ledger.start_deal(table_id).result["deal_id"]
     ledger.act(deal_id, bob, "stake", amount=1)
     while not ledger.deal(deal_id).engine.is_over:
-        from domain.legal import legal_actions
+        from domain.engine.legal import legal_actions
 
         action = legal_actions(ledger.deal(deal_id).engine)[0]
         amount = action.amount_min if action.action in ("stake", "buy") else None

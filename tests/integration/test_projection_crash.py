@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from api.store import build_ledger
+from application.store import build_ledger
 from projections.runner import Projections
 from projections.store import read_store
 from tests.integration.ledger_views import head

@@ -14,13 +14,13 @@ import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
 
 from domain.aggregates import DealAggregate, Dispute, TableAggregate
-from domain.shuffle import commitment
+from domain.engine.shuffle import commitment
 from projections.audit import audit
 from projections.disputes import disputes
 from projections.feed import events
 from projections.statements import balance_at, statement
 from projections.store import ReadStore, read_store
-from tests.integration.ledger_views import events_of, head, notifications, topic
+from tests.integration.ledger_views import events_of, head, notifications, past_balance, topic
 from tests.integration.projection_session import (
     OPEN_SEED,
     PONTOON_SEED,
@@ -127,8 +127,8 @@ def test_balances_sum_to_zero_after_every_single_event_not_only_every_command(
     assert set(at_commands) == set(session.positions)
     for position, read in at_commands.items():
         for name, player in session.ids.items():
-            assert read.get(session.account(name), 0) == ledger.balance_at(
-                player, position=position), (name, position)
+            assert read.get(session.account(name), 0) == past_balance(
+                ledger, player, position=position), (name, position)
     assert same_balances(read_balances(store), aggregate_balances(ledger))
 
 
@@ -170,7 +170,7 @@ def test_statements_chain_their_running_balances_and_page_by_cursor(ledger, stor
 
 def test_balance_at_a_position_or_a_time_is_the_aggregates_past_balance(
         ledger, store, caught_up):
-    """R11: a past balance by position matches the ledger's own `balance_at` at every
+    """R11: a past balance by position matches the account's own entries at every
     position; by time, the balance after the last entry at or before that time (at each
     entry's own time, and before the first entry 0)."""
     session = caught_up
@@ -180,7 +180,7 @@ def test_balance_at_a_position_or_a_time_is_the_aggregates_past_balance(
                           for p in range(0, last + 1)] for name in session.ids}
 
     for name, player in session.ids.items():
-        assert by_position[name] == [ledger.balance_at(player, position=p)
+        assert by_position[name] == [past_balance(ledger, player, position=p)
                                      for p in range(0, last + 1)], name
     for account in accounts_of(session):
         entries = entries_of(ledger, account)
@@ -195,7 +195,7 @@ def test_balance_at_a_position_or_a_time_is_the_aggregates_past_balance(
             if account == session.account(name):
                 for _, event in entries:
                     assert balance_at(store, account, time=_iso(event.timestamp)) == \
-                        ledger.balance_at(player, at=event.timestamp)
+                        past_balance(ledger, player, at=event.timestamp)
 
 
 def _second():  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from domain.aggregates import Account, DealAggregate, TableAggregate
-from domain.shuffle import commitment, derived_seed
+from domain.engine.shuffle import commitment, derived_seed
 from projections.runner import Projections
 from projections.store import read_store
 from tests.integration.ledger_views import notifications, seat_club, topic

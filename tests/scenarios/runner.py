@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from domain.club import Club
+from domain.engine.club import Club
 from domain.errors import PontoonError
 
 DATA = Path(__file__).parent / "data"

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.cards import full_pack
-from domain.club import Club
+from domain.engine.cards import full_pack
+from domain.engine.club import Club
 
 
 def stacked_pack(top: Sequence[str], packs: int = 1) -> list[str]:

@@ -26,18 +26,18 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain import facts as f
-from domain.cards import POINTS, RANK, RANKS, full_pack
-from domain.club import Club
-from domain.deal import ACTIONS, Deal, buy_range
-from domain.deal_state import PLAYING, SHOOTING, STAKING, VOID, DealState
+from domain.engine import facts as f
+from domain.engine.cards import POINTS, RANK, RANKS, full_pack
+from domain.engine.club import Club
+from domain.engine.deal import ACTIONS, Deal, buy_range
+from domain.engine.deal_state import PLAYING, SHOOTING, STAKING, VOID, DealState
+from domain.engine.hands import BUST, PONTOON, ROYAL_PONTOON, pontoon_grade, value
+from domain.engine.legal import LegalAction
+from domain.engine.postings import TREASURY, kitty_account, net_changes, player_account
+from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
+from domain.engine.shuffle import derived_seed
+from domain.engine.table import Table
 from domain.errors import PontoonError
-from domain.hands import BUST, PONTOON, ROYAL_PONTOON, pontoon_grade, value
-from domain.ledger import TREASURY, kitty_account, net_changes, player_account
-from domain.legal import LegalAction
-from domain.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
-from domain.shuffle import derived_seed
-from domain.table import Table
 
 RULE_ID = re.compile(r"R\d+(\.\d+)?")
 

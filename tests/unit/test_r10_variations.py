@@ -3,9 +3,9 @@ royal pontoon, pontoon kinds and burning)."""
 
 import pytest
 
-from domain import facts as f
+from domain.engine import facts as f
+from domain.engine.postings import kitty_account
 from domain.errors import NotAllowed, NotNow
-from domain.ledger import kitty_account
 from tests.unit.conftest import make_game
 
 

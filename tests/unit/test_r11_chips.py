@@ -4,8 +4,8 @@ import re
 
 import pytest
 
+from domain.engine.postings import TREASURY, escrow_account, kitty_account, player_account
 from domain.errors import InsufficientChips, NotAllowed
-from domain.ledger import TREASURY, escrow_account, kitty_account, player_account
 from tests.unit.conftest import make_game
 
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}

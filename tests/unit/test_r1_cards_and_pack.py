@@ -13,12 +13,20 @@ from collections import Counter
 
 import pytest
 
-from domain import facts as f
-from domain.cards import ONE_PACK, POINTS, RANKS, SUITS, check_card, check_ordered_pack, full_pack
-from domain.club import Club
+from domain.engine import facts as f
+from domain.engine.cards import (
+    ONE_PACK,
+    POINTS,
+    RANKS,
+    SUITS,
+    check_card,
+    check_ordered_pack,
+    full_pack,
+)
+from domain.engine.club import Club
+from domain.engine.hands import value
+from domain.engine.shuffle import commitment, derived_seed, shuffle_pack
 from domain.errors import InvalidSetup, NotAllowed
-from domain.hands import value
-from domain.shuffle import commitment, derived_seed, shuffle_pack
 from tests.unit.conftest import make_game, stacked_pack
 
 NOTATION = re.compile(r"^(A|[2-9]|10|J|Q|K)[SHDC]$")

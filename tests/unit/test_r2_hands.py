@@ -7,10 +7,10 @@ Deal order with ("Banker", "Pat") is Pat, Banker, then (after the stake) Pat, Ba
 
 import pytest
 
-from domain import facts as f
-from domain.hands import finished_status, hard_total, rank, value
-from domain.rules import TableRules
-from domain.shuffle import shuffle_pack
+from domain.engine import facts as f
+from domain.engine.hands import finished_status, hard_total, rank, value
+from domain.engine.rules import TableRules
+from domain.engine.shuffle import shuffle_pack
 from tests.unit.conftest import make_game
 
 PLAIN = TableRules()

@@ -9,12 +9,12 @@ from collections import Counter
 
 import pytest
 
-from domain import facts as f
-from domain.cards import CUT_ORDER, RANK
-from domain.club import Club
+from domain.engine import facts as f
+from domain.engine.cards import CUT_ORDER, RANK
+from domain.engine.club import Club
+from domain.engine.rules import TableRules
+from domain.engine.shuffle import cut_for_bank, derived_seed
 from domain.errors import InsufficientChips, InvalidSetup, NotAllowed, NotNow
-from domain.rules import TableRules
-from domain.shuffle import cut_for_bank, derived_seed
 from tests.unit.conftest import make_game
 
 # --- helpers -----------------------------------------------------------------------------

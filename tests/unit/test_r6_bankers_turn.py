@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from domain import facts as f
+from domain.engine import facts as f
 from domain.errors import NotNow
 from tests.unit.conftest import make_game
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from domain.ledger import net_changes, player_account
+from domain.engine.postings import net_changes, player_account
 from tests.unit.conftest import make_game
 
 FOUR = ("Banker", "Pat", "Sam", "Kim", "Lee")

@@ -2,9 +2,9 @@
 
 import pytest
 
-from domain import facts as f
+from domain.engine import facts as f
+from domain.engine.postings import kitty_account
 from domain.errors import InsufficientChips, NotAllowed, NotNow, PontoonError
-from domain.ledger import kitty_account
 from tests.unit.conftest import make_game
 
 THREE = ("Banker", "Pat", "Sam")

@@ -2,7 +2,7 @@
 
 `choose_action` sees what a player's own token sees (GET /v1/deals/{id}) and that player's
 entries of GET /v1/deals/{id}/legal-actions; it must choose as the engine's bot
-(`domain.strategy.choose`) does, and a refused action must not stop a deal.
+(`domain.engine.strategy.choose`) does, and a refused action must not stop a deal.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from cli.simulate import Api, ApiError, Bot, Simulation, choose_action
-from domain.club import Club
-from domain.deal_state import DealState
-from domain.legal import LegalAction
-from domain.strategy import choose
+from domain.engine.club import Club
+from domain.engine.deal_state import DealState
+from domain.engine.legal import LegalAction
+from domain.engine.strategy import choose
 
 ME = "p-me"
 
@@ -183,7 +183,7 @@ def _as_items(options: list[LegalAction]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("seed", range(6))
 def test_chooses_as_the_engine_bot_does_r9_1(seed):
     """R9.1: over whole Shoot Pontoon deals (a kitty put up by each new banker), the REST
-    strategy picks what `domain.strategy.choose` picks, drawing the same random numbers."""
+    strategy picks what `domain.engine.strategy.choose` picks, drawing the same random numbers."""
     counter = iter(range(1, 1_000_000))
     club = Club(new_seed=lambda: hashlib.sha256(f"{seed}:{next(counter)}".encode()).hexdigest())
     ids = [club.register_player(name) for name in ("A", "B", "C", "D", "E")]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.cards import PICTURES, POINTS, RANK, TEN_CARDS
-from domain.rules import TableRules
+from domain.engine.cards import PICTURES, POINTS, RANK, TEN_CARDS
+from domain.engine.rules import TableRules
 
 # Hand statuses as the deal view shows them (API.md).
 OPEN = "open"

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain import facts as f
-from domain.deal import Deal
+from domain.engine import facts as f
+from domain.engine.deal import Deal
+from domain.engine.postings import net_changes
+from domain.engine.rules import TableRules
 from domain.errors import PontoonError
-from domain.ledger import net_changes
-from domain.rules import TableRules
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError
 
-from domain import facts as f
+from application.base import Decision, LedgerBase, Outcome, _hash, _postings_of
+from application.disputes import DisputeCommands
 from domain.aggregates import (
     Account,
     DealAggregate,
@@ -24,11 +25,10 @@ from domain.aggregates import (
     kitty_id,
     token_id,
 )
-from domain.application_base import Decision, LedgerBase, Outcome, _hash, _postings_of
-from domain.application_disputes import DisputeCommands
+from domain.engine import facts as f
+from domain.engine.postings import TREASURY, Posting, check_amount, player_account
+from domain.engine.table import Table
 from domain.errors import NotAllowed
-from domain.ledger import TREASURY, Posting, check_amount, player_account
-from domain.table import Table
 
 __all__ = ["Ledger", "Outcome"]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from domain.cards import RANK
-from domain.deal_state import DealState
-from domain.hands import hard_total, value
-from domain.legal import LegalAction
+from domain.engine.cards import RANK
+from domain.engine.deal_state import DealState
+from domain.engine.hands import hard_total, value
+from domain.engine.legal import LegalAction
 
 
 class Rng(Protocol):

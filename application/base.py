@@ -17,7 +17,6 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -25,7 +24,6 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
-from domain import facts as f
 from domain.aggregates import (
     TREASURY_ID,
     Account,
@@ -38,9 +36,10 @@ from domain.aggregates import (
 from domain.aggregates import (
     posting_id as new_posting_id,
 )
+from domain.engine import facts as f
+from domain.engine.postings import TREASURY, Posting
+from domain.engine.table import Table
 from domain.errors import Conflict, NotAllowed, NotFound
-from domain.ledger import TREASURY, Posting
-from domain.table import Table
 
 A = TypeVar("A", bound=Aggregate)
 
@@ -100,34 +99,6 @@ class LedgerBase(Application[UUID]):
 
     def account(self, account_id: UUID) -> Account:
         return self._load(Account, str(account_id), "account", False)
-
-    def balance_at(self, player_id: str, *, at: datetime | None = None,
-                   position: int | None = None) -> int:
-        """A player's balance as it stood at a past time or global position (R11)."""
-        account = self.player_account(player_id)
-        if position is not None:
-            return self._balance_at_position(account.id, position)
-        if at is None:
-            return account.balance
-        for event in self.events.get(account.id, desc=True):
-            if getattr(event, "timestamp") <= at:  # noqa: B009
-                return int(getattr(event, "balance_after", 0))
-        return 0
-
-    def _balance_at_position(self, account_id: UUID, position: int) -> int:
-        topics = [_topic(Account.Credited), _topic(Account.Debited)]
-        balance, start = 0, 1
-        while start <= position:
-            page = self.recorder.select_notifications(start=start, limit=1000, stop=position,
-                                                      topics=topics)
-            for notification in page:
-                if notification.originator_id == account_id:
-                    event = self.mapper.to_domain_event(notification)
-                    balance = int(getattr(event, "balance_after", balance))
-            if len(page) < 1000:
-                break
-            start = page[-1].id + 1
-        return balance
 
     # --- plumbing ----------------------------------------------------------------------
 
@@ -268,7 +239,3 @@ def _missing(what: str, aggregate_id: str, referenced: bool) -> Exception:
 
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _topic(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from domain.deal import buy_range
-from domain.deal_state import BANKER, DOUBLING, PLAYING, SHOOTING, STAKING, DealState
-from domain.hands import can_split, hard_total, value
+from domain.engine.deal import buy_range
+from domain.engine.deal_state import BANKER, DOUBLING, PLAYING, SHOOTING, STAKING, DealState
+from domain.engine.hands import can_split, hard_total, value
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,14 +9,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from domain import facts as f
-from domain.cards import check_ordered_pack
-from domain.deal import Deal
-from domain.deal_state import VOID, DealState
+from domain.engine import facts as f
+from domain.engine.cards import check_ordered_pack
+from domain.engine.deal import Deal
+from domain.engine.deal_state import VOID, DealState
+from domain.engine.postings import (
+    Posting,
+    check_affordable,
+    check_amount,
+    kitty_account,
+    player_account,
+)
+from domain.engine.rules import TableRules
+from domain.engine.shuffle import commitment, cut_for_bank, derived_seed, shuffle_pack
 from domain.errors import InvalidSetup, NotAllowed, NotNow
-from domain.ledger import Posting, check_affordable, check_amount, kitty_account, player_account
-from domain.rules import TableRules
-from domain.shuffle import commitment, cut_for_bank, derived_seed, shuffle_pack
 
 PACK_MODES = ("shuffled", "ordered", "recorded")
 

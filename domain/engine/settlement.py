@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from domain import facts as f
-from domain.hands import (
+from domain.engine import facts as f
+from domain.engine.hands import (
     BUST,
     FIVE_CARD_TRICK,
     PONTOON,
@@ -19,10 +19,10 @@ from domain.hands import (
     pontoon_grade,
     value,
 )
-from domain.ledger import Posting, net_changes, player_account
+from domain.engine.postings import Posting, net_changes, player_account
 
 if TYPE_CHECKING:
-    from domain.deal_state import DealState, Hand
+    from domain.engine.deal_state import DealState, Hand
 
 
 class _Verdict:

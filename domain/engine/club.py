@@ -11,13 +11,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import count
 from typing import Any
 
-from domain import facts as f
-from domain.deal import Deal
+from domain.engine import facts as f
+from domain.engine.deal import Deal
+from domain.engine.legal import LegalAction, legal_actions
+from domain.engine.postings import TREASURY, Posting, player_account
+from domain.engine.shuffle import derived_seed
+from domain.engine.table import Table
 from domain.errors import InsufficientChips, NotAllowed, NotFound
-from domain.ledger import TREASURY, Posting, player_account
-from domain.legal import LegalAction, legal_actions
-from domain.shuffle import derived_seed
-from domain.table import Table
 
 
 def _counter_seeds(label: str) -> Callable[[], str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from domain.ledger import Posting
+from domain.engine.postings import Posting
 
 FACT_TYPES: dict[str, type[Fact]] = {}
 

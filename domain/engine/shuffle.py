@@ -12,7 +12,7 @@ import hashlib
 import hmac
 from collections.abc import Iterator, Sequence
 
-from domain.cards import CUT_ORDER, RANK, full_pack
+from domain.engine.cards import CUT_ORDER, RANK, full_pack
 
 SHUFFLE_STREAM = b"pontoon-shuffle-v1"
 CUT_STREAM = b"pontoon-cut-v1"

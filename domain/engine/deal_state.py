@@ -10,10 +10,10 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from domain import facts as f
-from domain.hands import BUST, OPEN
-from domain.ledger import Posting, escrow_account, kitty_account
-from domain.rules import TableRules
+from domain.engine import facts as f
+from domain.engine.hands import BUST, OPEN
+from domain.engine.postings import Posting, escrow_account, kitty_account
+from domain.engine.rules import TableRules
 
 STAKING, DOUBLING, SHOOTING, DEALING, PLAYING, BANKER, SETTLED, VOID = (
     "staking", "doubling", "shooting", "dealing", "playing", "banker", "settled", "void")

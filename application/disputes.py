@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID, uuid4
 
+from application.base import Decision, LedgerBase, Outcome, _account_id
 from domain.aggregates import TREASURY_ID, Account, Dispute, TableAggregate
-from domain.application_base import Decision, LedgerBase, Outcome, _account_id
+from domain.engine.postings import Posting, check_amount
 from domain.errors import NotAllowed, NotNow
-from domain.ledger import Posting, check_amount
 
 
 class DisputeCommands(LedgerBase):

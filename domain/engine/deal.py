@@ -10,14 +10,23 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Sequence
 
-from domain import facts as f
-from domain.cards import RANK, check_card
-from domain.deal_state import BANKER, DEALING, DOUBLING, PLAYING, SHOOTING, STAKING, DealState, Hand
+from domain.engine import facts as f
+from domain.engine.cards import RANK, check_card
+from domain.engine.deal_state import (
+    BANKER,
+    DEALING,
+    DOUBLING,
+    PLAYING,
+    SHOOTING,
+    STAKING,
+    DealState,
+    Hand,
+)
+from domain.engine.hands import BUST, OPEN, can_split, finished_status, hard_total, value
+from domain.engine.postings import Posting, check_affordable, check_amount, player_account
+from domain.engine.rules import TableRules
+from domain.engine.settlement import settle, void_postings
 from domain.errors import NotAllowed, NotNow
-from domain.hands import BUST, OPEN, can_split, finished_status, hard_total, value
-from domain.ledger import Posting, check_affordable, check_amount, player_account
-from domain.rules import TableRules
-from domain.settlement import settle, void_postings
 
 ACTIONS = ("stake", "shoot", "pass", "split", "buy", "twist", "stick", "burn", "double",
            "decline", "draw", "stay")

@@ -1,0 +1,52 @@
+"""Building the ledger application on the configured store, and creating its tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+from yoyo import get_backend, read_migrations
+
+from application.ledger import Ledger
+from config import Settings
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def build_ledger(settings: Settings, *, create_tables: bool = False) -> Ledger:
+    """One application object per process, built after any fork (docs/architecture.md)."""
+    if settings.store == "sqlite":
+        settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+    return Ledger(env=settings.ledger_env(create_tables=create_tables))
+
+
+def migrate(settings: Settings) -> list[str]:
+    """Create the event store's tables and apply the versioned SQL of `migrations/`, once,
+    as a deploy step (`pontoon migrate`). Returns the migrations applied now."""
+    build_ledger(settings, create_tables=True).close()
+    return apply_migrations(settings)
+
+
+def apply_migrations(settings: Settings) -> list[str]:
+    """Apply every migration not yet applied; returns their ids."""
+    if settings.store == "memory":
+        return []
+    backend = get_backend(_yoyo_url(settings))
+    try:
+        migrations = read_migrations(str(MIGRATIONS))
+        with backend.lock():
+            pending = backend.to_apply(migrations)
+            backend.apply_migrations(pending)
+        return [m.id for m in pending]
+    finally:
+        backend.connection.close()
+
+
+def _yoyo_url(settings: Settings) -> str:
+    if settings.store == "sqlite":
+        return f"sqlite:///{settings.sqlite_path}"
+    env = settings.ledger_env()
+    auth = quote(env["POSTGRES_USER"]) + (
+        ":" + quote(env["POSTGRES_PASSWORD"]) if env["POSTGRES_PASSWORD"] else "")
+    return (f"postgresql+psycopg://{auth}@{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}/"
+            f"{env['POSTGRES_DBNAME']}?schema={env['POSTGRES_SCHEMA']}")

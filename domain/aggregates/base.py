@@ -1,0 +1,83 @@
+"""What the aggregates share: their ids, pinned event topics, and recording engine facts."""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.domain import Aggregate, DomainEvent
+from eventsourcing.utils import register_topic
+
+from domain.engine import facts as f
+
+TREASURY_ID = uuid5(NAMESPACE_URL, "/pontoon/accounts/treasury")
+
+# Stored events and snapshots name their class by topic. The classes were first stored from
+# the module `domain.aggregates`; they keep that topic wherever they are defined.
+TOPIC_MODULE = "domain.aggregates"
+
+T = TypeVar("T", bound=type)
+
+
+def pinned(aggregate: T) -> T:
+    """Class decorator: the aggregate and every event class in its body keep the topic
+    `domain.aggregates:<Aggregate>.<Event>` (the library reads a class's `TOPIC`)."""
+    classes = [aggregate] + [value for value in vars(aggregate).values()
+                             if isinstance(value, type) and issubclass(value, DomainEvent)]
+    for cls in classes:
+        topic = f"{TOPIC_MODULE}:{cls.__qualname__}"
+        setattr(cls, "TOPIC", topic)  # noqa: B010 (the library reads it by name)
+        register_topic(topic, cls)
+    return aggregate
+
+
+def kitty_id(table_id: str) -> UUID:
+    return uuid5(NAMESPACE_URL, f"/pontoon/accounts/kitty/{table_id}")
+
+
+def token_id(token_hash: str) -> UUID:
+    return uuid5(NAMESPACE_URL, f"/pontoon/tokens/{token_hash}")
+
+
+def posting_id(source_id: UUID, version: int, index: int) -> str:
+    """A posting's id: the event that carries it and its place there, so both accounts and
+    the deal agree on it."""
+    return str(uuid5(NAMESPACE_URL, f"/pontoon/postings/{source_id}:{version}:{index}"))
+
+
+def receipt_id(key: str) -> UUID:
+    return uuid5(NAMESPACE_URL, f"/pontoon/idempotency/{key}")
+
+
+class FactAggregate(Aggregate):
+    """Shared by deals and tables: the engine decides on a copy, events apply its facts."""
+
+    if TYPE_CHECKING:  # set by the created event; no dataclass fields on aggregates
+        engine: Any
+
+    class Event(Aggregate.Event):
+        fact: dict[str, Any]
+        actor: str | None  # who sent the command: "player:<id>", "operator:<token>", ...
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate.engine.apply(f.Fact.from_dict(type(self).__name__, self.fact))
+
+    def trial(self) -> Any:
+        """A copy of the engine to decide on: a refusal then leaves the aggregate untouched."""
+        return copy.deepcopy(self.engine)
+
+    def record(self, decided: list[f.Fact], actor: str | None = None) -> None:
+        for fact in decided:
+            self.trigger_event(getattr(type(self), fact.type), fact=fact.to_dict(), actor=actor)
+
+    id_field = ""  # the field of the first fact that names the aggregate
+
+    @classmethod
+    def begin(cls, decided: list[f.Fact], actor: str | None = None) -> Self:
+        """Create the aggregate with its first fact, then record the others."""
+        opened = decided[0].to_dict()
+        aggregate = cls._create(getattr(cls, decided[0].type), id=UUID(opened[cls.id_field]),
+                                fact=opened, actor=actor)
+        aggregate.record(decided[1:], actor)
+        return aggregate
