@@ -1,0 +1,65 @@
+"""The OpenAPI document: problem+json errors listed on every operation, 400 for malformed
+input (webargs' 422 is kept for rule refusals)."""
+
+from __future__ import annotations
+
+import http
+from typing import Any
+
+from apispec import BasePlugin
+from flask_smorest import Api, Blueprint
+from webargs.flaskparser import FlaskParser
+
+from api import errors
+from api.common import ProblemSchema
+from api.errors import PROBLEM
+
+
+class Parser(FlaskParser):
+    """Malformed input is 400 (API.md); webargs' default 422 is kept for rule refusals."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+
+
+Blueprint.ARGUMENTS_PARSER = Parser()
+
+
+class PontoonApi(Api):  # type: ignore[misc]
+    ERROR_SCHEMA = ProblemSchema
+    # Every error an operation can answer is listed on it (ProblemResponses), not hidden
+    # behind a catch-all `default`.
+    DEFAULT_ERROR_RESPONSE_NAME = None
+
+    def handle_http_exception(self, error):  # type: ignore[no-untyped-def]
+        return errors.http_problem(error)
+
+    def _register_responses(self) -> None:
+        """Error responses are application/problem+json (RFC 9457)."""
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["content"] = {PROBLEM: {"schema": self.ERROR_SCHEMA}}
+            self.spec.components.response(status.name, response, lazy=True)
+
+
+class ProblemResponses(BasePlugin):  # type: ignore[misc]
+    """Documents the problem+json answers of each operation (API.md, Errors)."""
+
+    def operation_helper(self, path: str | None = None,
+                         operations: dict[str, Any] | None = None, **_: Any) -> None:
+        for method, operation in (operations or {}).items():
+            responses = operation.setdefault("responses", {})
+            if path == "/v1/health":
+                operation["security"] = []
+                continue
+            codes = [400, 401, 403, 404] + ([409, 422] if method != "get" else [])
+            if path and path.startswith("/v1/") and method == "get" and _PROJECTED(path):
+                codes += [409, 503]  # min_position beyond the log; read models lagging
+            for code in codes:
+                responses.setdefault(code, http.HTTPStatus(code).name)
+
+
+def _PROJECTED(path: str) -> bool:  # noqa: N802
+    """Reads that wait for a projection (min_position) may answer 503 if it lags."""
+    return any(part in path for part in ("statement", "balance", "kitty-history", "audit",
+                                        "disputes", "events"))

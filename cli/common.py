@@ -1,0 +1,41 @@
+"""What the `pontoon` subcommands share: the store's read models and progress bars."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.console import Console
+
+
+def open_projections() -> tuple[Any, Any, Any]:
+    """Settings, the ledger and the read models' runner on the configured store."""
+    from application.store import build_ledger
+    from config import Settings
+    from projections.runner import Projections
+    from projections.store import read_store
+
+    settings = Settings.from_env()
+    ledger = build_ledger(settings)
+    store = read_store(ledger, settings)
+    if store is None:
+        raise click.ClickException("the in-memory store keeps no read models")
+    return settings, ledger, Projections(ledger, store)
+
+
+def progress_bar(console: Console, label: str):  # type: ignore[no-untyped-def]
+    """A bar for long commands: done of total, and the time left."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    return Progress("[progress.description]{task.description}", BarColumn(),
+                    MofNCompleteColumn(), TimeRemainingColumn(), console=console)
+
+
+def where(settings: object) -> str:
+    """Where the store is, for messages: the SQLite file, or host and database."""
+    from config import Settings
+
+    assert isinstance(settings, Settings)
+    if settings.store == "sqlite":
+        return str(settings.sqlite_path)
+    return settings.database_url.split("@")[-1]
