@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
+
+from domain.engine import facts as f
 
 SUITS = {"S": ("♠", "spades", False), "H": ("♥", "hearts", True),
          "D": ("♦", "diamonds", True), "C": ("♣", "clubs", False)}
@@ -90,62 +93,81 @@ class Accounts:
                 "escrow": ("web.deal", key)}.get(kind)
 
 
-def describe(event: str, fact: dict[str, Any], names: dict[str, str]) -> str:
-    """One sentence for one event of a deal's timeline."""
-    def who(key: str = "player") -> str:
-        value = fact.get(key)
-        return names.get(value, "a player") if value else "someone"
+class Told(dict[str, Any]):
+    """A fact's fields as its sentence reads them.
 
-    hand = fact.get("hand")
-    of_hand = f" (hand {hand + 1})" if isinstance(hand, int) and hand > 0 else ""
-    amount = fact.get("amount")
-    if event == "DealStarted":
-        kitty = f"; the kitty holds {fact['kitty']}" if fact.get("rules", {}).get("shoot") \
-            else ""
-        return f"Deal {fact.get('number')} starts with {who('banker')} as banker{kitty}"
-    if event == "CardDealt":
-        face = "face up" if fact.get("face_up") else "face down"
-        return f"{who()} is dealt a card {face}{of_hand}"
-    if event == "StakePlaced":
-        return f"{who()} stakes {amount}"
-    if event == "BankerDoubled":
-        return f"{who('banker')} doubles (R10.3)"
-    if event == "BankerDeclinedToDouble":
-        return f"{who('banker')} declines to double"
-    if event == "ShootBetPlaced":
-        window = WINDOWS.get(fact.get("window", ""), "")
-        return f"{who()} shoots {amount} against the kitty{of_hand} {window}".rstrip()
-    if event == "ShootPassed":
-        auto = " (passed over: nothing left to shoot)" if fact.get("automatic") else ""
-        return f"{who()} passes the shoot{auto}"
-    if event == "CardBought":
-        return f"{who()} buys a card for {amount}{of_hand}"
-    if event == "HandTwisted":
-        return f"{who()} twists{of_hand}"
-    if event == "HandSplit":
-        return f"{who()} splits{of_hand}, staking {fact.get('stake')} on the new hand"
-    if event == "HandBurned":
-        return f"{who()} burns the hand{of_hand}"
-    if event == "HandStuck":
-        auto = " (automatically)" if fact.get("automatic") else ""
-        return f"{who()} sticks{of_hand}{auto}"
-    if event == "HandFinished":
-        status = STATUSES.get(fact.get("status", ""), fact.get("status", "finished"))
-        return f"{who()} holds {status}{of_hand}"
-    if event == "HandBusted":
-        return f"{who()} is bust{of_hand}"
-    if event == "PlayersTurnsBegan":
-        return "The players' turns begin"
-    if event == "BankerTurnBegan":
-        return f"{who('banker')}'s turn as banker begins"
-    if event == "BankerStayed":
-        auto = " (automatically)" if fact.get("automatic") else ""
-        return f"{who('banker')} stays{auto}"
-    if event == "DealSettled":
-        nxt = names.get(fact.get("next_banker", ""), "the same banker")
-        passed = f"; the bank passes to {nxt} ({fact['bank_passed_by']})" \
-            if fact.get("bank_passed_by") else ""
-        return f"The deal is settled: the banker holds {fact.get('banker_hand')}{passed}"
-    if event == "DealVoided":
-        return f"The deal is void: {fact.get('reason')}"
-    return event
+    `player` and `banker` hold names rather than ids, `of_hand` and `automatically` are the
+    endings several sentences share, and a field the fact lacks reads as None, so an odd
+    fact still gets a sentence rather than breaking the page.
+    """
+
+    def __init__(self, fact: dict[str, Any], names: dict[str, str]) -> None:
+        hand = fact.get("hand")
+        later_hand = isinstance(hand, int) and hand > 0  # one split off the first
+        super().__init__(fact, player=_who(fact.get("player"), names),
+                         banker=_who(fact.get("banker"), names),
+                         of_hand=f" (hand {hand + 1})" if later_hand else "",
+                         automatically=" (automatically)" if fact.get("automatic") else "")
+        self.names = names
+
+    def __missing__(self, key: str) -> None:
+        return None
+
+
+def _who(player_id: str | None, names: dict[str, str]) -> str:
+    return names.get(player_id, "a player") if player_id else "someone"
+
+
+def _deal_started(t: Told) -> str:
+    kitty = f"; the kitty holds {t['kitty']}" if (t["rules"] or {}).get("shoot") else ""
+    return f"Deal {t['number']} starts with {t['banker']} as banker{kitty}"
+
+
+def _hand_finished(t: Told) -> str:
+    status = t.get("status", "finished")
+    return f"{t['player']} holds {STATUSES.get(status, status)}{t['of_hand']}"
+
+
+def _deal_settled(t: Told) -> str:
+    following = t.names.get(t.get("next_banker", ""), "the same banker")
+    passed = f"; the bank passes to {following} ({t['bank_passed_by']})" \
+        if t["bank_passed_by"] else ""
+    return f"The deal is settled: the banker holds {t['banker_hand']}{passed}"
+
+
+# The sentence for each fact of a deal: a format string over `Told`'s fields, or a function
+# of them where the words depend on a value. A new kind of fact needs one row here.
+EVENT_WORDS: dict[type[f.Fact], str | Callable[[Told], str]] = {
+    f.DealStarted: _deal_started,
+    f.CardDealt: lambda t: f"{t['player']} is dealt a card "
+                           f"{'face up' if t['face_up'] else 'face down'}{t['of_hand']}",
+    f.StakePlaced: "{player} stakes {amount}",
+    f.BankerDoubled: "{banker} doubles (R10.3)",
+    f.BankerDeclinedToDouble: "{banker} declines to double",
+    f.ShootBetPlaced: lambda t: f"{t['player']} shoots {t['amount']} against the kitty"
+                                f"{t['of_hand']} {WINDOWS.get(t['window'], '')}".rstrip(),
+    f.ShootPassed: lambda t: f"{t['player']} passes the shoot" + (
+        " (passed over: nothing left to shoot)" if t["automatic"] else ""),
+    f.CardBought: "{player} buys a card for {amount}{of_hand}",
+    f.HandTwisted: "{player} twists{of_hand}",
+    f.HandSplit: "{player} splits{of_hand}, staking {stake} on the new hand",
+    f.HandBurned: "{player} burns the hand{of_hand}",
+    f.HandStuck: "{player} sticks{of_hand}{automatically}",
+    f.HandFinished: _hand_finished,
+    f.HandBusted: "{player} is bust{of_hand}",
+    f.PlayersTurnsBegan: "The players' turns begin",
+    f.BankerTurnBegan: "{banker}'s turn as banker begins",
+    f.BankerStayed: "{banker} stays{automatically}",
+    f.DealSettled: _deal_settled,
+    f.DealVoided: "The deal is void: {reason}",
+}
+_WORDS_BY_TYPE = {kind.__name__: words for kind, words in EVENT_WORDS.items()}
+
+
+def describe(event: str, fact: dict[str, Any], names: dict[str, str]) -> str:
+    """One sentence for one event of a deal's timeline (its type's name if it has none)."""
+    words = _WORDS_BY_TYPE.get(event)
+    if words is None:
+        return event
+    told = Told(fact, names)
+    return words.format_map(told) if isinstance(words, str) else words(told)

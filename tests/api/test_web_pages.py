@@ -393,7 +393,7 @@ def test_a_statement_shows_each_posting_with_its_running_balance(
     assert "Friday school, deal 3" in html  # the deals are named, and link to their audits
     assert f'href="/web/deals/{site.club.deals[2]}"' in html
     # Paging: `after` continues from a position, the balance brought forward first.
-    monkeypatch.setattr("api.web.pages.PAGE", 3)
+    monkeypatch.setattr("api.web.pages.balances.PAGE", 3)
     html = page(browser, f"/web/players/{quinn}")
     assert len(rows_of(html, "Every posting on Quinn")) == 3
     next_link = re.search(r'href="(/web/players/[^"]+after=(\d+))" rel="next"', html)

@@ -1,0 +1,107 @@
+"""The treasurer's disputes: those open, each with its resolution form, and those resolved."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from flask import g, redirect, request, url_for
+from werkzeug import Response
+
+from api.web.pages.lookups import accounts_in_words, ledger, read
+from api.web.pages.session import staff_page
+from api.web.pages.site import TEXT_MAX, FormError, arg_int, bp, render
+from api.web.present import principal_words
+from domain.errors import NotFound, PontoonError
+from projections.audit import deal_row
+from projections.balances import balances
+from projections.disputes import disputes
+
+CORRECTION_ROWS = 3
+RESOLVED_SHOWN = 20
+
+
+@bp.get("/disputes")
+@staff_page("treasurer")
+def disputes_page() -> Response:
+    return _disputes_page(min_position=arg_int("min_position"))
+
+
+@bp.post("/disputes/<uuid:dispute_id>/resolution")
+@staff_page("treasurer")
+def resolve(dispute_id: UUID) -> Response:
+    form = request.form
+    try:
+        decision, note, corrections = _resolution(form)
+    except FormError as error:
+        return _disputes_page(400, failed=str(dispute_id), form=form, error=str(error))
+    try:
+        outcome = ledger().resolve_dispute(str(dispute_id), decision=decision, note=note,
+                                           corrections=corrections, resolved_by=g.web_who.id)
+    except PontoonError as error:
+        if isinstance(error, NotFound):
+            raise
+        return _disputes_page(error.status, failed=str(dispute_id), form=form,
+                              error=error.message, error_rule=error.rule)
+    return redirect(url_for(".disputes_page", resolved=str(dispute_id),
+                            min_position=outcome.position, _anchor="done"), 303)
+
+
+def _disputes_page(status: int = 200, *, min_position: int | None = None, **extra: Any
+                   ) -> Response:
+    store = read(min_position)
+    words = accounts_in_words(store)
+    names = words.players
+    choices = [(row["account"], words.name(row["account"]))
+               for row in balances(store) if row["kind"] in ("player", "kitty", "treasury")]
+    choices.sort(key=lambda c: ({"player": 0, "kitty": 1}.get(c[0].partition(":")[0], 2),
+                                c[1].lower()))
+
+    def shown(row: dict[str, Any]) -> dict[str, Any]:
+        deal = deal_row(store, row["deal_id"]) or {}
+        return dict(row, raised_by_words=principal_words(row["raised_by"], names),
+                    resolved_by_words=principal_words(row["resolved_by"], names),
+                    deal_number=deal.get("number"),
+                    table_name=words.tables.get(deal.get("table_id", ""), "a table"),
+                    corrections=[dict(c, source=words.name(c["from_account"]),
+                                      target=words.name(c["to_account"]),
+                                      links=[words.link(c["from_account"]),
+                                             words.link(c["to_account"])])
+                                 for c in row["corrections"]])
+    open_ = [shown(row) for row in disputes(store, "open")]
+    resolved = [shown(row) for row in reversed(disputes(store, "resolved"))]
+    extra.setdefault("form", {})
+    extra.setdefault("failed", None)
+    just = request.args.get("resolved")
+    done = next((row for row in resolved if row["dispute_id"] == just), None)
+    return render("disputes.html", status, open=open_, resolved=resolved[:RESOLVED_SHOWN],
+                  choices=choices, rows=CORRECTION_ROWS, done=done, just=just,
+                  min_position=min_position, raised=request.args.get("raised"), **extra)
+
+
+def _resolution(form: Any) -> tuple[str, str, list[dict[str, Any]]]:
+    """The decision, note and corrections a resolution form holds (FormError if unclear)."""
+    decision = form.get("decision", "")
+    if decision not in ("upheld", "rejected"):
+        raise FormError("Choose a decision: upheld or rejected.")
+    note = form.get("note", "").strip()
+    if not 1 <= len(note) <= TEXT_MAX:
+        raise FormError("Write a note for the decision (up to 2000 characters): it becomes "
+                        "the reason of every correcting posting (R11.4).")
+    corrections = []
+    for row in range(1, CORRECTION_ROWS + 1):
+        source = form.get(f"from_{row}", "").strip()
+        target = form.get(f"to_{row}", "").strip()
+        amount = form.get(f"amount_{row}", "").strip()
+        if not (source or target or amount):
+            continue
+        if not (source and target and amount):
+            raise FormError(f"Correction {row}: choose the account chips come from, the "
+                            "account they go to and an amount, or leave all three empty.")
+        try:
+            chips = int(amount)
+        except ValueError:
+            raise FormError(f"Correction {row}: the amount must be a whole number of chips."
+                            ) from None
+        corrections.append({"from_account": source, "to_account": target, "amount": chips})
+    return decision, note, corrections

@@ -1,0 +1,29 @@
+"""The page a staff member lands on, and the page for an address that has none."""
+
+from __future__ import annotations
+
+from flask import g
+from werkzeug import Response
+
+from api.web.pages.lookups import player_names, read
+from api.web.pages.session import staff_page
+from api.web.pages.site import bp, render
+from projections.disputes import disputes
+from projections.tables import tables
+
+
+@bp.get("/")
+@staff_page()
+def home() -> Response:
+    store = read()
+    open_disputes = len(disputes(store, "open")) if g.web_who.role == "treasurer" else None
+    players = len(player_names(store))
+    return render("home.html", tables=len(tables(store)), players=players,
+                  open_disputes=open_disputes)
+
+
+@bp.route("/<path:unknown>")
+@staff_page()
+def not_found(unknown: str) -> Response:
+    return render("error.html", 404, title="Not found",
+                  message="There is no page at this address.")

@@ -1,0 +1,104 @@
+"""The blueprint the pages hang on: how a page is rendered and sent, and the error pages.
+
+Every outcome but the page itself is an error handled here, once, so a view never has to
+catch one to show it (a refusal on a form is the exception: it is shown on that form).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, make_response, render_template, request
+from werkzeug import Response
+from werkzeug.exceptions import HTTPException
+
+from api.services import ProjectionsBehind
+from api.web.present import card, clock, signed, when
+from domain.errors import NotFound, PontoonError
+
+log = logging.getLogger("pontoon.web")
+
+# The templates and static files are api/web's, beside this package, not inside it.
+bp = Blueprint("web", __name__, url_prefix="/web", root_path=str(Path(__file__).parent.parent),
+               template_folder="templates", static_folder="static", static_url_path="/static")
+
+TEXT_MAX = 2000  # the longest reason or note a form accepts
+
+
+class FormError(Exception):
+    """A form filled in wrongly (400), shown on the page the form is on."""
+
+
+def render(template: str, status: int = 200, **context: Any) -> Response:
+    return make_response(render_template(template, **context), status)
+
+
+def here() -> str:
+    """This page's address, to come back to after signing in or catching up."""
+    return request.full_path.rstrip("?")
+
+
+def arg_int(name: str, default: int | None = None) -> int | None:
+    value = request.args.get(name)
+    if value is None or value == "":
+        return default
+    if not (value.isascii() and value.isdigit()) or len(value) > 18:
+        raise FormError(f"`{name}` must be a whole number")
+    return int(value)
+
+
+@bp.context_processor
+def words() -> dict[str, Any]:
+    return {"card": card, "when": when, "clock": clock, "signed": signed}
+
+
+@bp.after_request
+def headers(response: Response) -> Response:
+    if response.mimetype == "text/html":
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'none'; "
+            "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"
+    return response
+
+
+# --- errors as pages -------------------------------------------------------------------
+
+@bp.errorhandler(FormError)
+def form_error(error: FormError) -> Response:
+    return render("error.html", 400, title="Something in the request is not right",
+                  message=str(error))
+
+
+@bp.errorhandler(PontoonError)
+def refused(error: PontoonError) -> Response:
+    if isinstance(error, NotFound):
+        return render("error.html", 404, title="Not found", message=error.message)
+    return render("error.html", error.status, title="Refused", message=error.message,
+                  rule=error.rule)
+
+
+@bp.errorhandler(ProjectionsBehind)
+def behind(error: ProjectionsBehind) -> Response:
+    response = render("error.html", 503, title="The ledger's pages are catching up",
+                      message=f"{error}. Reload this page in a moment.", retry=here())
+    response.headers["Retry-After"] = "1"
+    return response
+
+
+@bp.errorhandler(HTTPException)
+def http_error(error: HTTPException) -> Response:
+    code = error.code or 500
+    return render("error.html", code, title=error.name, message=error.description)
+
+
+@bp.errorhandler(Exception)
+def unexpected(error: Exception) -> Response:
+    log.exception("unexpected error on a web page")
+    return render("error.html", 500, title="The page failed",
+                  message="Something went wrong on our side; nothing was recorded by this "
+                          "page. Try again, and tell the club's operator if it persists.")
