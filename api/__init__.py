@@ -14,8 +14,8 @@ from webargs.flaskparser import FlaskParser
 from werkzeug import Response
 
 from api import errors
-from api.common import ProblemSchema
 from api.errors import PROBLEM
+from api.schemas import ProblemSchema
 from api.services import Services
 from application import Ledger
 from config import Settings

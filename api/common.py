@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app, request
-from marshmallow import Schema, fields
 
 from api.auth import principal
 from application import Ledger
@@ -39,17 +38,6 @@ def if_match() -> int | None:
 
 def etag(version: int) -> dict[str, str]:
     return {"ETag": f'"{version}"'}
-
-
-class ProblemSchema(Schema):
-    """application/problem+json (RFC 9457), with the rule that refused the command."""
-
-    type = fields.String(required=True)
-    title = fields.String(required=True)
-    status = fields.Integer(required=True)
-    detail = fields.String(required=True)
-    rule = fields.String(metadata={"description": "the RULES.md id, e.g. R4.3"})
-    errors = fields.Dict(metadata={"description": "messages for each invalid field"})
 
 
 def positioned(body: dict[str, Any], position: int | None) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from api.auth import Forbidden, principal, require_seat_in
 from api.common import etag, idempotency_key, if_match, ledger
 from api.deals.presenter import deal_view
 from api.deals.schemas import ActionSchema, AuditSchema, DealSchema, LegalActionsSchema
-from api.reads import MinPositionSchema, names, read_store
+from api.reads import names, read_store
+from api.schemas import MinPositionSchema
 from domain.engine.legal import blind_actions, legal_actions
 from domain.errors import NotFound
 from projections.audit import audit

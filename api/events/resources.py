@@ -6,27 +6,15 @@ from typing import Any
 
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields
 
 from api.auth import require
 from api.common import ledger
-from api.reads import CursorQuerySchema, read_store
+from api.events.schemas import EventsSchema
+from api.reads import read_store
+from api.schemas import CursorQuerySchema
 from projections.feed import events
 
 blp = Blueprint("events", __name__, url_prefix="/v1/events", description="Event feed")
-
-
-class EventSchema(Schema):
-    position = fields.Integer(required=True)
-    at = fields.String(required=True)
-    stream_id = fields.String(required=True)
-    type = fields.String(required=True, metadata={"description": "e.g. Deal.CardDealt"})
-    data = fields.Dict(required=True)
-
-
-class EventsSchema(Schema):
-    items = fields.List(fields.Nested(EventSchema), required=True)
-    next = fields.Integer(allow_none=True, required=True)
 
 
 @blp.route("")

@@ -21,7 +21,8 @@ from api.players.schemas import (
     PlayerSchema,
     StatementSchema,
 )
-from api.reads import CursorQuerySchema, page, read_store
+from api.reads import page, read_store
+from api.schemas import CursorQuerySchema
 from domain.errors import NotAllowed
 from projections.statements import balance_at, statement
 

@@ -12,7 +12,8 @@ from api.auth import principal, require, require_self_or
 from api.common import etag, idempotency_key, if_match, ledger
 from api.deals.presenter import deal_view
 from api.deals.schemas import DealSchema
-from api.reads import CursorQuerySchema, page, read_store
+from api.reads import page, read_store
+from api.schemas import CursorQuerySchema
 from api.tables.presenter import table_view
 from api.tables.schemas import (
     AuctionClosedSchema,
