@@ -36,7 +36,7 @@ class DealDisputes(MethodView):
                         "only players of this deal, operators and the treasurer dispute it")
         outcome = ledger().raise_dispute(str(deal_id), body["reason"], raised_by=who.id,
                                          key=idempotency_key())
-        return positioned(outcome.result, outcome.position)
+        return positioned(outcome)
 
 
 @blp.route("/disputes")
@@ -66,4 +66,4 @@ class Resolution(MethodView):
         outcome = ledger().resolve_dispute(str(dispute_id), decision=body["decision"],
                                            note=body["note"], corrections=body["corrections"],
                                            resolved_by=who.id, key=idempotency_key())
-        return positioned(outcome.result, outcome.position)
+        return positioned(outcome)

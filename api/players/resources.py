@@ -38,7 +38,7 @@ class Players(MethodView):
         require("operator")
         outcome = ledger().register_player(body["name"], key=idempotency_key(),
                                            with_token=True)
-        return positioned(outcome.result, outcome.position)
+        return positioned(outcome)
 
 
 @blp.route("/<uuid:player_id>")
@@ -60,7 +60,7 @@ class BuyIns(MethodView):
         """The treasurer issues chips to a player (R11.1)."""
         require("treasurer")
         outcome = ledger().buy_in(str(player_id), body["amount"], key=idempotency_key())
-        return positioned(outcome.result, outcome.position)
+        return positioned(outcome)
 
 
 @blp.route("/<uuid:player_id>/cash-outs")
@@ -71,7 +71,7 @@ class CashOuts(MethodView):
         """The treasurer redeems a player's chips; 422 if more than the balance (R11.2)."""
         require("treasurer")
         outcome = ledger().cash_out(str(player_id), body["amount"], key=idempotency_key())
-        return positioned(outcome.result, outcome.position)
+        return positioned(outcome)
 
 
 @blp.route("/<uuid:player_id>/balance")

@@ -22,4 +22,4 @@ class Tokens(MethodView):
         """The treasurer issues an operator or treasurer token, shown once."""
         require("treasurer")
         outcome = ledger().create_token(body["role"], key=idempotency_key())
-        return positioned(outcome.result, outcome.position)
+        return positioned(outcome)
