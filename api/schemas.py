@@ -8,11 +8,23 @@ from marshmallow import Schema, fields, validate
 
 AMOUNT_MAX = 1_000_000_000
 POSITION_MAX = 2**62
+CARD_LENGTH_MAX = 3  # "10H" in R1.3 notation
+CARDS_MAX = 104  # two packs, the most a table plays with
 
 
 def chips(**options: Any) -> fields.Integer:
     """A chip amount a client sends: a whole number (never "5" or 5.0), bounded."""
     return fields.Integer(strict=True, validate=validate.Range(max=AMOUNT_MAX), **options)
+
+
+def card_code(**options: Any) -> fields.String:
+    """A card a client sends (recorded mode, ordered packs); the rules check the rest."""
+    return fields.String(validate=validate.Length(max=CARD_LENGTH_MAX), **options)
+
+
+def card_codes(**options: Any) -> fields.List:
+    """Cards a client sends, in dealing order: at most a table's packs."""
+    return fields.List(card_code(), validate=validate.Length(max=CARDS_MAX), **options)
 
 
 def log_position(**options: Any) -> fields.Integer:

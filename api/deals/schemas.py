@@ -1,6 +1,6 @@
 from marshmallow import Schema, fields, validate
 
-from api.schemas import CommandAnswerSchema, PostingSchema, chips
+from api.schemas import CommandAnswerSchema, PostingSchema, card_code, card_codes, chips
 from domain.engine.deal import ACTIONS
 
 CARD = fields.String(allow_none=True, metadata={
@@ -15,12 +15,10 @@ class ActionSchema(Schema):
         "description": "default: the hand in play"})
     amount = chips(metadata={
         "description": "stake, buy and shoot; a new shoot bet for split (R9.6)"})
-    card = fields.String(validate=validate.Length(max=3), metadata={
-        "description": "recorded mode: the card dealt"})
-    cards = fields.List(fields.String(validate=validate.Length(max=3)),
-                        validate=validate.Length(max=104), metadata={
-                            "description": "recorded mode: every card the action deals, in "
-                                           "order (the second round, two after a split)"})
+    card = card_code(metadata={"description": "recorded mode: the card dealt"})
+    cards = card_codes(metadata={
+        "description": "recorded mode: every card the action deals, in order (the second "
+                       "round, two after a split)"})
 
 
 class TurnSchema(Schema):

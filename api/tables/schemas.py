@@ -1,6 +1,6 @@
 from marshmallow import Schema, fields, validate
 
-from api.schemas import CommandAnswerSchema, PageSchema, chips
+from api.schemas import CommandAnswerSchema, PageSchema, card_codes, chips
 from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
 
 
@@ -30,8 +30,7 @@ class RulesSchema(Schema):
 class PackSchema(Schema):
     mode = fields.String(load_default="shuffled",
                          validate=validate.OneOf(["shuffled", "ordered", "recorded"]))
-    cards = fields.List(fields.String(validate=validate.Length(max=3)),
-                        validate=validate.Length(max=104))
+    cards = card_codes()
 
 
 class TableCreateSchema(Schema):
@@ -96,10 +95,9 @@ class AuctionClosedSchema(CommandAnswerSchema):
 
 
 class DealCreateSchema(Schema):
-    cards = fields.List(fields.String(validate=validate.Length(max=3)),
-                        validate=validate.Length(max=104), metadata={
-                            "description": "recorded mode only: the first card of each player "
-                                           "and the banker, in dealing order (R3.4)"})
+    cards = card_codes(metadata={
+        "description": "recorded mode only: the first card of each player and the banker, in "
+                       "dealing order (R3.4)"})
 
 
 class KittyChangeSchema(Schema):
