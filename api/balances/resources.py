@@ -21,9 +21,7 @@ def all_balances(query: dict[str, Any]) -> dict[str, Any]:
     rows = balances(read_store(query.get("min_position")))
     total = sum(row["balance"] for row in rows)
     assert total == 0, f"the balances sum to {total}, not 0 (R11.1)"
-    return {"accounts": [{k: row[k] for k in ("account", "kind", "owner", "name",
-                                               "balance")} for row in rows],
-            "total": total,
+    return {"accounts": rows, "total": total,
             "debts": sum(row["balance"] for row in rows
                          if row["kind"] == "player" and row["balance"] < 0),
             "position": max((row["position"] for row in rows), default=None)}

@@ -38,14 +38,7 @@ def raise_dispute(body: dict[str, Any], deal_id: UUID) -> Outcome:
 def dispute_queue(query: dict[str, Any]) -> dict[str, Any]:
     """Disputes, oldest first, by status (the treasurer's queue)."""
     require("treasurer")
-    rows = disputes(read_store(query.get("min_position")), query.get("status"))
-    return {"items": [{"id": row["dispute_id"], "deal_id": row["deal_id"],
-                       "raised_by": row["raised_by"], "reason": row["reason"],
-                       "status": row["status"], "decision": row["decision"],
-                       "note": row["note"], "corrections": row["corrections"],
-                       "resolved_by": row["resolved_by"], "raised_at": row["raised_at"],
-                       "resolved_at": row["resolved_at"],
-                       "position": row["raised_position"]} for row in rows]}
+    return {"items": disputes(read_store(query.get("min_position")), query.get("status"))}
 
 
 @blp.command("/disputes/<uuid:dispute_id>/resolution", ResolutionSchema, ResolvedSchema)

@@ -41,7 +41,9 @@ class ResolvedSchema(CommandAnswerSchema):
 
 
 class DisputeSchema(Schema):
-    id = fields.String(required=True)
+    """Dumped from a row of the disputes read model."""
+
+    id = fields.String(required=True, attribute="dispute_id")
     deal_id = fields.String(required=True)
     raised_by = fields.String(required=True)
     reason = fields.String(required=True)
@@ -52,7 +54,7 @@ class DisputeSchema(Schema):
     resolved_by = fields.String(allow_none=True)
     raised_at = fields.String(required=True)
     resolved_at = fields.String(allow_none=True)
-    position = fields.Integer(required=True)
+    position = fields.Integer(required=True, attribute="raised_position")
 
 
 class DisputesSchema(Schema):

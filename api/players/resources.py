@@ -85,12 +85,4 @@ def player_statement(query: dict[str, Any], player_id: UUID) -> dict[str, Any]:
     ledger().player_account(str(player_id))
     rows = statement(read_store(query.get("min_position")), f"player:{player_id}",
                      after=query["after"], limit=query["limit"])
-    return page([entry(row) for row in rows], query["limit"])
-
-
-def entry(row: dict[str, Any]) -> dict[str, Any]:
-    return {"id": row["posting_id"], "at": row["at"], "position": row["position"],
-            "from_account": row["from_account"], "to_account": row["to_account"],
-            "amount": row["amount"], "change": row["change"], "balance": row["balance_after"],
-            "rule": row["rule"], "deal_id": row["deal_id"], "hand": row["hand"],
-            "reason": row["reason"]}
+    return page(rows, query["limit"])

@@ -50,12 +50,14 @@ class BalanceSchema(Schema):
 
 class StatementEntrySchema(PostingSchema):
     """A posting of the account, with the balance it left; recorded, so `at` and `position`
-    are known."""
+    are known. Dumped from a row of the statements read model."""
 
+    id = fields.String(required=True, attribute="posting_id")
     at = fields.String(required=True)
     position = fields.Integer(required=True)
     change = fields.Integer(required=True, metadata={"description": "+ credit, - debit"})
-    balance = fields.Integer(required=True, metadata={"description": "running balance"})
+    balance = fields.Integer(required=True, attribute="balance_after",
+                             metadata={"description": "running balance"})
 
 
 class StatementSchema(PageSchema):

@@ -148,7 +148,4 @@ def kitty_history(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
     ledger().table(str(table_id))
     rows = statement(read_store(query.get("min_position")), f"kitty:{table_id}",
                      after=query["after"], limit=query["limit"])
-    return page([{"at": row["at"], "position": row["position"], "deal_id": row["deal_id"],
-                  "change": row["change"], "kitty_after": row["balance_after"],
-                  "reason": row["reason"], "rule": row["rule"]} for row in rows],
-                query["limit"])
+    return page(rows, query["limit"])

@@ -101,11 +101,13 @@ class DealCreateSchema(Schema):
 
 
 class KittyChangeSchema(Schema):
+    """Dumped from a row of the kitty's statement (the statements read model)."""
+
     at = fields.String(required=True)
     position = fields.Integer(required=True)
     deal_id = fields.String(allow_none=True)
     change = fields.Integer(required=True)
-    kitty_after = fields.Integer(required=True)
+    kitty_after = fields.Integer(required=True, attribute="balance_after")
     reason = fields.String(required=True)
     rule = fields.String(required=True)
 
