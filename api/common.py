@@ -63,8 +63,8 @@ def positioned(outcome: Outcome) -> dict[str, Any]:
 
 
 def shown(outcome: Outcome, view: Callable[..., dict[str, Any]], *, kind: str) -> Shown:
-    """The aggregate (`kind`: table or deal) as the command left it, with its version as the
-    ETag: the version the command saved, so a later command cannot show through."""
+    """The aggregate (`kind`: table or deal) at the version the command saved, not a later
+    one a concurrent command may have saved since, with that version as the ETag."""
     aggregate = ledger().repository.get(UUID(outcome.result[f"{kind}_id"]),
                                         version=outcome.result["version"])
     return view(aggregate, position=outcome.position), etag(aggregate.version)
