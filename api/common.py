@@ -1,15 +1,23 @@
-"""Small pieces the resources share: positions, versions as ETags, If-Match, keys."""
+"""Small pieces the resources share: how views are declared, positions, versions as ETags,
+If-Match and idempotency keys."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
+from uuid import UUID
 
+import flask_smorest
 from flask import current_app, request
-from marshmallow import Schema, fields
+from marshmallow import Schema
 
 from api.auth import principal
-from application import Ledger
+from application import Ledger, Outcome
 from domain.errors import NotAllowed
+
+# A body with headers (the ETag); the status is the one the view is declared with.
+Shown = tuple[dict[str, Any], dict[str, str]]
 
 
 def ledger() -> Ledger:
@@ -41,16 +49,61 @@ def etag(version: int) -> dict[str, str]:
     return {"ETag": f'"{version}"'}
 
 
-class ProblemSchema(Schema):
-    """application/problem+json (RFC 9457), with the rule that refused the command."""
+def command_options() -> dict[str, Any]:
+    """The Idempotency-Key, actor and If-Match version a command on an aggregate passes on.
 
-    type = fields.String(required=True)
-    title = fields.String(required=True)
-    status = fields.Integer(required=True)
-    detail = fields.String(required=True)
-    rule = fields.String(metadata={"description": "the RULES.md id, e.g. R4.3"})
-    errors = fields.Dict(metadata={"description": "messages for each invalid field"})
+    Unpack it last in the application call, after the view's own checks, so that a request
+    a principal may not send is refused (403) before its headers are looked at."""
+    return {"key": idempotency_key(), "actor": principal().id, "expected_version": if_match()}
 
 
-def positioned(body: dict[str, Any], position: int | None) -> dict[str, Any]:
-    return {**body, "position": position}
+def positioned(outcome: Outcome) -> dict[str, Any]:
+    """A command's result and the position of its last event (API.md)."""
+    return {**outcome.result, "position": outcome.position}
+
+
+def shown(outcome: Outcome, view: Callable[..., dict[str, Any]], *, kind: str) -> Shown:
+    """The aggregate (`kind`: table or deal) at the version the command saved, not a later
+    one a concurrent command may have saved since, with that version as the ETag."""
+    aggregate = ledger().repository.get(UUID(outcome.result[f"{kind}_id"]),
+                                        version=outcome.result["version"])
+    return view(aggregate, position=outcome.position), etag(aggregate.version)
+
+
+class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
+    """flask-smorest's blueprint, where a view is declared with one decorator that names its
+    route, its input schema and its one success answer (STYLE.md 10)."""
+
+    def read(self, rule: str, answer: type[Schema], *,
+             query: type[Schema] | None = None) -> Callable[[Callable[..., Any]], Any]:
+        """A GET: `view` takes the loaded `query` (if any) and the path's parts."""
+        return self._operation(rule, "GET", 200, answer,
+                               None if query is None else (query, "query"))
+
+    def command(self, rule: str, body: type[Schema] | None, answer: type[Schema], *,
+                status: int = 200, method: str = "POST",
+                show: Callable[[Outcome], Any] = positioned
+                ) -> Callable[[Callable[..., Outcome]], Any]:
+        """A command: `act` takes the loaded `body` (if any) and the path's parts, checks who
+        may send it and makes one application call; `show` turns its Outcome into the
+        answer (by default the result with its position)."""
+        def declare(act: Callable[..., Outcome]) -> Any:
+            @functools.wraps(act)
+            def view(*args: Any, **path: Any) -> Any:
+                return show(act(*args, **path))
+            self._operation(rule, method, status, answer,
+                            None if body is None else (body, "json"))(view)
+            return act
+        return declare
+
+    def _operation(self, rule: str, method: str, status: int, answer: type[Schema],
+                   arguments: tuple[type[Schema], str] | None
+                   ) -> Callable[[Callable[..., Any]], Any]:
+        def declare(view: Callable[..., Any]) -> Any:
+            documented = self.response(status, answer)(view)
+            if arguments is not None:
+                schema, location = arguments
+                documented = self.arguments(schema, location=location)(documented)
+            self.route(rule, methods=[method])(documented)
+            return view
+        return declare

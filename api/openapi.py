@@ -11,8 +11,8 @@ from flask_smorest import Api, Blueprint
 from webargs.flaskparser import FlaskParser
 
 from api import errors
-from api.common import ProblemSchema
 from api.errors import PROBLEM
+from api.schemas import ProblemSchema
 
 
 class Parser(FlaskParser):

@@ -5,22 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app
-from marshmallow import Schema, fields, validate
 
 from projections.store import ReadStore
-
-
-class CursorQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62), metadata={
-        "description": "the `next` of the previous page; 0 for the first page"})
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
-    min_position = fields.Integer(validate=validate.Range(min=0, max=2**62), metadata={
-        "description": "wait (at most 5 s) until the read models have applied this position"})
-
-
-class MinPositionSchema(Schema):
-    min_position = fields.Integer(validate=validate.Range(min=0, max=2**62), metadata={
-        "description": "wait (at most 5 s) until the read models have applied this position"})
 
 
 def read_store(min_position: int | None) -> ReadStore:

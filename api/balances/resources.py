@@ -4,47 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask.views import MethodView
-from flask_smorest import Blueprint
-from marshmallow import Schema, fields
-
 from api.auth import require
-from api.reads import MinPositionSchema, read_store
+from api.balances.schemas import BalancesSchema
+from api.common import Blueprint
+from api.reads import read_store
+from api.schemas import MinPositionSchema
 from projections.balances import balances
 
 blp = Blueprint("balances", __name__, url_prefix="/v1/balances", description="Balances")
 
 
-class AccountBalanceSchema(Schema):
-    account = fields.String(required=True, metadata={
-        "description": "player:<id>, treasury, kitty:<table id> or escrow:<deal id>"})
-    kind = fields.String(required=True)
-    owner = fields.String(allow_none=True)
-    name = fields.String(allow_none=True)
-    balance = fields.Integer(required=True, metadata={"description": "negative: a debt"})
-
-
-class BalancesSchema(Schema):
-    accounts = fields.List(fields.Nested(AccountBalanceSchema), required=True)
-    total = fields.Integer(required=True, metadata={"description": "always 0 (R11.1)"})
-    debts = fields.Integer(required=True, metadata={"description": "players' debts, summed"})
-    position = fields.Integer(allow_none=True)
-
-
-@blp.route("")
-class Balances(MethodView):
-    @blp.arguments(MinPositionSchema, location="query")
-    @blp.response(200, BalancesSchema)
-    def get(self, query: dict[str, Any]) -> dict[str, Any]:
-        """Every account, the treasury's and the escrows' included; the total is 0 (R11.1)."""
-        require("treasurer")
-        store = read_store(query.get("min_position"))
-        rows = balances(store)
-        total = sum(row["balance"] for row in rows)
-        assert total == 0, f"the balances sum to {total}, not 0 (R11.1)"
-        return {"accounts": [{k: row[k] for k in ("account", "kind", "owner", "name",
-                                                   "balance")} for row in rows],
-                "total": total,
-                "debts": sum(row["balance"] for row in rows
-                             if row["kind"] == "player" and row["balance"] < 0),
-                "position": max((row["position"] for row in rows), default=None)}
+@blp.read("", BalancesSchema, query=MinPositionSchema)
+def all_balances(query: dict[str, Any]) -> dict[str, Any]:
+    """Every account, the treasury's and the escrows' included; the total is 0 (R11.1)."""
+    require("treasurer")
+    rows = balances(read_store(query.get("min_position")))
+    total = sum(row["balance"] for row in rows)
+    assert total == 0, f"the balances sum to {total}, not 0 (R11.1)"
+    return {"accounts": rows, "total": total,
+            "debts": sum(row["balance"] for row in rows
+                         if row["kind"] == "player" and row["balance"] < 0),
+            "position": max((row["position"] for row in rows), default=None)}

@@ -8,9 +8,12 @@ the second round is out (R3.4, R3.7). Once the deal is settled or void every car
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from api.auth import Principal
+from api.auth import Principal, principal
+from api.common import Shown, shown
+from application import Outcome
 from domain.aggregates import DealAggregate, posting_id
 
 
@@ -62,3 +65,8 @@ def _settlement(deal: DealAggregate) -> dict[str, Any]:
         {**p.to_dict(), "id": posting_id(deal.id, version, index), "at": deal.ended["at"],
          "position": None, "deal_id": deal.engine.deal_id}
         for index, p in enumerate(postings)]}
+
+
+def deal_answer(outcome: Outcome) -> Shown:
+    """A deal command's answer: the deal as the command left it, as its sender may see it."""
+    return shown(outcome, partial(deal_view, viewer=principal()), kind="deal")

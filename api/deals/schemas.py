@@ -1,6 +1,6 @@
 from marshmallow import Schema, fields, validate
 
-from api.players.schemas import AMOUNT_MAX
+from api.schemas import CommandAnswerSchema, PostingSchema, card_code, card_codes, chips
 from domain.engine.deal import ACTIONS
 
 CARD = fields.String(allow_none=True, metadata={
@@ -13,14 +13,12 @@ class ActionSchema(Schema):
     action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
     hand = fields.Integer(strict=True, validate=validate.Range(min=0, max=3), metadata={
         "description": "default: the hand in play"})
-    amount = fields.Integer(strict=True, validate=validate.Range(max=AMOUNT_MAX), metadata={
+    amount = chips(metadata={
         "description": "stake, buy and shoot; a new shoot bet for split (R9.6)"})
-    card = fields.String(validate=validate.Length(max=3), metadata={
-        "description": "recorded mode: the card dealt"})
-    cards = fields.List(fields.String(validate=validate.Length(max=3)),
-                        validate=validate.Length(max=104), metadata={
-                            "description": "recorded mode: every card the action deals, in "
-                                           "order (the second round, two after a split)"})
+    card = card_code(metadata={"description": "recorded mode: the card dealt"})
+    cards = card_codes(metadata={
+        "description": "recorded mode: every card the action deals, in order (the second "
+                       "round, two after a split)"})
 
 
 class TurnSchema(Schema):
@@ -49,24 +47,11 @@ class SeatHandsSchema(Schema):
     hands = fields.List(fields.Nested(HandSchema), required=True)
 
 
-class PostingSchema(Schema):
-    id = fields.String(required=True)
-    at = fields.String(allow_none=True)
-    position = fields.Integer(allow_none=True)
-    from_account = fields.String(required=True)
-    to_account = fields.String(required=True)
-    amount = fields.Integer(required=True)
-    rule = fields.String(required=True)
-    deal_id = fields.String(allow_none=True)
-    hand = fields.Integer(allow_none=True)
-    reason = fields.String(required=True)
-
-
 class SettlementSchema(Schema):
     postings = fields.List(fields.Nested(PostingSchema), required=True)
 
 
-class DealSchema(Schema):
+class DealSchema(CommandAnswerSchema):
     id = fields.String(required=True)
     table_id = fields.String(required=True)
     number = fields.Integer(required=True)
@@ -80,7 +65,6 @@ class DealSchema(Schema):
     settlement = fields.Nested(SettlementSchema, allow_none=True, required=True)
     void_reason = fields.String(allow_none=True)
     version = fields.Integer(required=True)
-    position = fields.Integer(allow_none=True)
 
 
 class MomentSchema(Schema):

@@ -1,23 +1,22 @@
 from marshmallow import Schema, fields, validate
 
-from api.players.schemas import AMOUNT_MAX
+from api.schemas import CommandAnswerSchema, chips, log_position
 
 
 class DisputeCreateSchema(Schema):
     reason = fields.String(required=True, validate=validate.Length(min=1, max=2000))
 
 
-class DisputeCreatedSchema(Schema):
+class DisputeCreatedSchema(CommandAnswerSchema):
     id = fields.String(required=True)
     status = fields.String(required=True)
     deal_id = fields.String(required=True)
-    position = fields.Integer(allow_none=True)
 
 
 class CorrectionSchema(Schema):
     from_account = fields.String(required=True, validate=validate.Length(max=100))
     to_account = fields.String(required=True, validate=validate.Length(max=100))
-    amount = fields.Integer(required=True, strict=True, validate=validate.Range(max=AMOUNT_MAX))
+    amount = chips(required=True)
 
 
 class ResolutionSchema(Schema):
@@ -34,16 +33,17 @@ class CorrectionPostedSchema(Schema):
     amount = fields.Integer(required=True)
 
 
-class ResolvedSchema(Schema):
+class ResolvedSchema(CommandAnswerSchema):
     id = fields.String(required=True)
     status = fields.String(required=True)
     decision = fields.String(required=True)
     corrections = fields.List(fields.Nested(CorrectionPostedSchema), required=True)
-    position = fields.Integer(allow_none=True)
 
 
 class DisputeSchema(Schema):
-    id = fields.String(required=True)
+    """Dumped from a row of the disputes read model."""
+
+    id = fields.String(required=True, attribute="dispute_id")
     deal_id = fields.String(required=True)
     raised_by = fields.String(required=True)
     reason = fields.String(required=True)
@@ -54,7 +54,7 @@ class DisputeSchema(Schema):
     resolved_by = fields.String(allow_none=True)
     raised_at = fields.String(required=True)
     resolved_at = fields.String(allow_none=True)
-    position = fields.Integer(required=True)
+    position = fields.Integer(required=True, attribute="raised_position")
 
 
 class DisputesSchema(Schema):
@@ -63,4 +63,4 @@ class DisputesSchema(Schema):
 
 class DisputesQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(["open", "resolved"]))
-    min_position = fields.Integer(validate=validate.Range(min=0, max=2**62))
+    min_position = log_position()

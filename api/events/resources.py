@@ -4,38 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask.views import MethodView
-from flask_smorest import Blueprint
-from marshmallow import Schema, fields
-
 from api.auth import require
-from api.common import ledger
-from api.reads import CursorQuerySchema, read_store
+from api.common import Blueprint, ledger
+from api.events.schemas import EventsSchema
+from api.reads import read_store
+from api.schemas import CursorQuerySchema
 from projections.feed import events
 
 blp = Blueprint("events", __name__, url_prefix="/v1/events", description="Event feed")
 
 
-class EventSchema(Schema):
-    position = fields.Integer(required=True)
-    at = fields.String(required=True)
-    stream_id = fields.String(required=True)
-    type = fields.String(required=True, metadata={"description": "e.g. Deal.CardDealt"})
-    data = fields.Dict(required=True)
-
-
-class EventsSchema(Schema):
-    items = fields.List(fields.Nested(EventSchema), required=True)
-    next = fields.Integer(allow_none=True, required=True)
-
-
-@blp.route("")
-class Events(MethodView):
-    @blp.arguments(CursorQuerySchema, location="query")
-    @blp.response(200, EventsSchema)
-    def get(self, query: dict[str, Any]) -> dict[str, Any]:
-        """Events after `after`, in order; face-down cards stay hidden until settled."""
-        require("operator")
-        items, next_after = events(ledger(), read_store(query.get("min_position")),
-                                   after=query["after"], limit=query["limit"])
-        return {"items": items, "next": next_after}
+@blp.read("", EventsSchema, query=CursorQuerySchema)
+def event_log(query: dict[str, Any]) -> dict[str, Any]:
+    """Events after `after`, in order; face-down cards stay hidden until settled."""
+    require("operator")
+    items, next_after = events(ledger(), read_store(query.get("min_position")),
+                               after=query["after"], limit=query["limit"])
+    return {"items": items, "next": next_after}

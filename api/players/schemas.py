@@ -1,18 +1,23 @@
 from marshmallow import Schema, fields, validate
 
-AMOUNT_MAX = 1_000_000_000
+from api.schemas import (
+    CommandAnswerSchema,
+    PageSchema,
+    PostingSchema,
+    chips,
+    log_position,
+)
 
 
 class PlayerCreateSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=100))
 
 
-class PlayerCreatedSchema(Schema):
+class PlayerCreatedSchema(CommandAnswerSchema):
     id = fields.String(required=True)
     name = fields.String(required=True)
     token = fields.String(allow_none=True, metadata={
         "description": "the player's bearer token, shown once (null on an idempotent repeat)"})
-    position = fields.Integer(allow_none=True)
 
 
 class PlayerSchema(Schema):
@@ -22,21 +27,19 @@ class PlayerSchema(Schema):
 
 
 class AmountSchema(Schema):
-    amount = fields.Integer(required=True, strict=True,
-                            validate=validate.Range(max=AMOUNT_MAX))
+    amount = chips(required=True)
 
 
-class ChipsMovedSchema(Schema):
+class ChipsMovedSchema(CommandAnswerSchema):
     posting_id = fields.String(required=True)
     balance = fields.Integer(required=True)
-    position = fields.Integer(allow_none=True)
 
 
 class BalanceQuerySchema(Schema):
     as_of = fields.AwareDateTime(metadata={"description": "RFC 3339 time"})
-    position = fields.Integer(validate=validate.Range(min=0, max=2**62), metadata={
+    position = log_position(metadata={
         "description": "a position of the event log (waits until the read models have it)"})
-    min_position = fields.Integer(validate=validate.Range(min=0, max=2**62))
+    min_position = log_position()
 
 
 class BalanceSchema(Schema):
@@ -45,21 +48,17 @@ class BalanceSchema(Schema):
     position = fields.Integer(allow_none=True)
 
 
-class StatementEntrySchema(Schema):
-    id = fields.String(required=True)
+class StatementEntrySchema(PostingSchema):
+    """A posting of the account, with the balance it left; recorded, so `at` and `position`
+    are known. Dumped from a row of the statements read model."""
+
+    id = fields.String(required=True, attribute="posting_id")
     at = fields.String(required=True)
     position = fields.Integer(required=True)
-    from_account = fields.String(required=True)
-    to_account = fields.String(required=True)
-    amount = fields.Integer(required=True)
     change = fields.Integer(required=True, metadata={"description": "+ credit, - debit"})
-    balance = fields.Integer(required=True, metadata={"description": "running balance"})
-    rule = fields.String(required=True)
-    deal_id = fields.String(allow_none=True)
-    hand = fields.Integer(allow_none=True)
-    reason = fields.String(required=True)
+    balance = fields.Integer(required=True, attribute="balance_after",
+                             metadata={"description": "running balance"})
 
 
-class StatementSchema(Schema):
+class StatementSchema(PageSchema):
     items = fields.List(fields.Nested(StatementEntrySchema), required=True)
-    next = fields.Integer(allow_none=True, required=True)

@@ -5,14 +5,23 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from flask.views import MethodView
-from flask_smorest import Blueprint
+from marshmallow import Schema
 
 from api.auth import principal, require, require_self_or
-from api.common import etag, idempotency_key, if_match, ledger
-from api.deals.presenter import deal_view
+from api.common import (
+    Blueprint,
+    Shown,
+    command_options,
+    etag,
+    idempotency_key,
+    if_match,
+    ledger,
+    shown,
+)
+from api.deals.presenter import deal_answer
 from api.deals.schemas import DealSchema
-from api.reads import CursorQuerySchema, page, read_store
+from api.reads import page, read_store
+from api.schemas import CursorQuerySchema
 from api.tables.presenter import table_view
 from api.tables.schemas import (
     AuctionClosedSchema,
@@ -31,13 +40,16 @@ from projections.statements import statement
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables")
 
-Viewed = tuple[dict[str, Any], int, dict[str, str]]
+Body = dict[str, Any]
 
 
-def _table_answer(outcome: Outcome, status: int = 200) -> Viewed:
-    table = ledger().repository.get(UUID(outcome.result["table_id"]),
-                                     version=outcome.result["version"])
-    return table_view(table, outcome.position), status, etag(table.version)
+def _table_answer(outcome: Outcome) -> Shown:
+    return shown(outcome, table_view, kind="table")
+
+
+def _table_command(rule: str, body: type[Schema] | None, *, method: str = "POST") -> Any:
+    """A command on a table, answered with the table as it left it and its version (ETag)."""
+    return blp.command(rule, body, TableSchema, method=method, show=_table_answer)
 
 
 def _banker_or_staff(table_id: UUID) -> str:
@@ -47,146 +59,93 @@ def _banker_or_staff(table_id: UUID) -> str:
     return banker
 
 
-@blp.route("")
-class Tables(MethodView):
-    @blp.arguments(TableCreateSchema)
-    @blp.response(201, TableSchema)
-    def post(self, body: dict[str, Any]) -> Viewed:
-        """Open a table with its seats, rules and pack (R3.1–R3.3, R1.7)."""
-        who = require("operator")
-        banker = body.get("banker")
-        outcome = ledger().open_table(
-            name=body["name"], seats=[str(s) for s in body["seats"]],
-            banker=str(banker) if banker else None, rules=body["rules"], pack=body["pack"],
-            key=idempotency_key(), actor=who.id)
-        return _table_answer(outcome, 201)
+def _self_or_staff(player_id: UUID) -> str:
+    """A player acts for themselves; staff act for any player."""
+    require_self_or(str(player_id), "operator")
+    return str(player_id)
 
 
-@blp.route("/<uuid:table_id>")
-class TableResource(MethodView):
-    @blp.response(200, TableSchema)
-    def get(self, table_id: UUID) -> Viewed:
-        """A table: seats, banker, rules, kitty, current deal and pack commitment."""
-        principal()
-        table = ledger().table(str(table_id))
-        return table_view(table, None), 200, etag(table.version)
+@blp.command("", TableCreateSchema, TableSchema, status=201, show=_table_answer)
+def open_table(body: Body) -> Outcome:
+    """Open a table with its seats, rules and pack (R3.1–R3.3, R1.7)."""
+    who = require("operator")
+    banker = body.get("banker")
+    return ledger().open_table(
+        name=body["name"], seats=[str(s) for s in body["seats"]],
+        banker=str(banker) if banker else None, rules=body["rules"], pack=body["pack"],
+        key=idempotency_key(), actor=who.id)
 
 
-@blp.route("/<uuid:table_id>/seats")
-class Seats(MethodView):
-    @blp.arguments(SeatSchema)
-    @blp.response(200, TableSchema)
-    def post(self, body: dict[str, Any], table_id: UUID) -> Viewed:
-        """A player joins between deals, after `after` or in the last seat (R3.1)."""
-        who = require_self_or(str(body["player_id"]), "operator")
-        after = body.get("after")
-        outcome = ledger().seat_player(str(table_id), str(body["player_id"]),
-                                       str(after) if after else None, key=idempotency_key(),
-                                       actor=who.id, expected_version=if_match())
-        return _table_answer(outcome)
+@blp.read("/<uuid:table_id>", TableSchema)
+def get_table(table_id: UUID) -> Shown:
+    """A table: seats, banker, rules, kitty, current deal and pack commitment."""
+    principal()
+    table = ledger().table(str(table_id))
+    return table_view(table, None), etag(table.version)
 
 
-@blp.route("/<uuid:table_id>/seats/<uuid:player_id>")
-class Seat(MethodView):
-    @blp.response(200, TableSchema)
-    def delete(self, table_id: UUID, player_id: UUID) -> Viewed:
-        """A player leaves between deals; the banker must pass the bank first (R3.1, R8.2)."""
-        who = require_self_or(str(player_id), "operator")
-        outcome = ledger().remove_player(str(table_id), str(player_id), actor=who.id,
-                                         expected_version=if_match())
-        return _table_answer(outcome)
+@_table_command("/<uuid:table_id>/seats", SeatSchema)
+def seat_player(body: Body, table_id: UUID) -> Outcome:
+    """A player joins between deals, after `after` or in the last seat (R3.1)."""
+    player, after = _self_or_staff(body["player_id"]), body.get("after")
+    return ledger().seat_player(str(table_id), player, str(after) if after else None,
+                                **command_options())
 
 
-@blp.route("/<uuid:table_id>/kitty")
-class Kitty(MethodView):
-    @blp.arguments(KittySchema)
-    @blp.response(200, TableSchema)
-    def post(self, body: dict[str, Any], table_id: UUID) -> Viewed:
-        """The banker puts up a kitty or tops it up before a deal (R9.1, R9.9)."""
-        banker = _banker_or_staff(table_id)
-        outcome = ledger().put_up_kitty(str(table_id), banker, body["amount"],
-                                        key=idempotency_key(), actor=principal().id,
-                                        expected_version=if_match())
-        return _table_answer(outcome)
+@_table_command("/<uuid:table_id>/seats/<uuid:player_id>", None, method="DELETE")
+def leave(table_id: UUID, player_id: UUID) -> Outcome:
+    """A player leaves between deals; the banker must pass the bank first (R3.1, R8.2)."""
+    return ledger().remove_player(str(table_id), _self_or_staff(player_id),
+                                  actor=principal().id, expected_version=if_match())
 
 
-@blp.route("/<uuid:table_id>/bank-sales")
-class BankSales(MethodView):
-    @blp.arguments(BankSaleSchema)
-    @blp.response(200, TableSchema)
-    def post(self, body: dict[str, Any], table_id: UUID) -> Viewed:
-        """The banker sells the bank to a seated player for a price (R8.2)."""
-        banker = _banker_or_staff(table_id)
-        outcome = ledger().sell_bank(str(table_id), str(body["buyer_id"]), body["price"],
-                                     seller=banker, key=idempotency_key(),
-                                     actor=principal().id, expected_version=if_match())
-        return _table_answer(outcome)
+@_table_command("/<uuid:table_id>/kitty", KittySchema)
+def put_up_kitty(body: Body, table_id: UUID) -> Outcome:
+    """The banker puts up a kitty or tops it up before a deal (R9.1, R9.9)."""
+    return ledger().put_up_kitty(str(table_id), _banker_or_staff(table_id), body["amount"],
+                                 **command_options())
 
 
-@blp.route("/<uuid:table_id>/auction")
-class Auction(MethodView):
-    @blp.arguments(EmptySchema)
-    @blp.response(200, TableSchema)
-    def post(self, body: dict[str, Any], table_id: UUID) -> Viewed:
-        """The banker offers the bank for sale when the kitty ran empty (R9.10)."""
-        banker = _banker_or_staff(table_id)
-        outcome = ledger().open_auction(str(table_id), banker, key=idempotency_key(),
-                                        actor=principal().id, expected_version=if_match())
-        return _table_answer(outcome)
+@_table_command("/<uuid:table_id>/bank-sales", BankSaleSchema)
+def sell_bank(body: Body, table_id: UUID) -> Outcome:
+    """The banker sells the bank to a seated player for a price (R8.2)."""
+    return ledger().sell_bank(str(table_id), str(body["buyer_id"]), body["price"],
+                              seller=_banker_or_staff(table_id), **command_options())
 
 
-@blp.route("/<uuid:table_id>/auction/bids")
-class Bids(MethodView):
-    @blp.arguments(BidSchema)
-    @blp.response(200, TableSchema)
-    def post(self, body: dict[str, Any], table_id: UUID) -> Viewed:
-        """A seated player other than the banker bids for the bank (R9.10)."""
-        who = require_self_or(str(body["player_id"]), "operator")
-        outcome = ledger().bid(str(table_id), str(body["player_id"]), body["price"],
-                               key=idempotency_key(), actor=who.id,
-                               expected_version=if_match())
-        return _table_answer(outcome)
+@_table_command("/<uuid:table_id>/auction", EmptySchema)
+def open_auction(body: Body, table_id: UUID) -> Outcome:
+    """The banker offers the bank for sale when the kitty ran empty (R9.10)."""
+    return ledger().open_auction(str(table_id), _banker_or_staff(table_id), **command_options())
 
 
-@blp.route("/<uuid:table_id>/auction/close")
-class AuctionClose(MethodView):
-    @blp.arguments(EmptySchema)
-    @blp.response(200, AuctionClosedSchema)
-    def post(self, body: dict[str, Any], table_id: UUID) -> dict[str, Any]:
-        """The banker closes the auction: the highest bid held buys the bank (R9.10)."""
-        banker = _banker_or_staff(table_id)
-        outcome = ledger().close_auction(str(table_id), banker, key=idempotency_key(),
-                                         actor=principal().id, expected_version=if_match())
-        return {"sold_to": outcome.result["sold_to"], "price": outcome.result["price"],
-                "position": outcome.position}
+@_table_command("/<uuid:table_id>/auction/bids", BidSchema)
+def bid(body: Body, table_id: UUID) -> Outcome:
+    """A seated player other than the banker bids for the bank (R9.10)."""
+    return ledger().bid(str(table_id), _self_or_staff(body["player_id"]), body["price"],
+                        **command_options())
 
 
-@blp.route("/<uuid:table_id>/deals")
-class Deals(MethodView):
-    @blp.arguments(DealCreateSchema)
-    @blp.response(201, DealSchema)
-    def post(self, body: dict[str, Any], table_id: UUID) -> Viewed:
-        """Start a deal: the first card goes to each player and the banker (R3.4)."""
-        who = require("operator")
-        outcome = ledger().start_deal(str(table_id), cards=body.get("cards"),
-                                      key=idempotency_key(), actor=who.id,
-                                      expected_version=if_match())
-        deal = ledger().repository.get(UUID(outcome.result["deal_id"]),
-                                       version=outcome.result["version"])
-        return deal_view(deal, who, outcome.position), 201, etag(deal.version)
+@blp.command("/<uuid:table_id>/auction/close", EmptySchema, AuctionClosedSchema)
+def close_auction(body: Body, table_id: UUID) -> Outcome:
+    """The banker closes the auction: the highest bid held buys the bank (R9.10)."""
+    return ledger().close_auction(str(table_id), _banker_or_staff(table_id),
+                                  **command_options())
 
 
-@blp.route("/<uuid:table_id>/kitty-history")
-class KittyHistory(MethodView):
-    @blp.arguments(CursorQuerySchema, location="query")
-    @blp.response(200, KittyHistorySchema)
-    def get(self, query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
-        """Every change of the table's kitty with its reason, rule and the kitty after it."""
-        principal()
-        ledger().table(str(table_id))
-        rows = statement(read_store(query.get("min_position")), f"kitty:{table_id}",
-                         after=query["after"], limit=query["limit"])
-        return page([{"at": row["at"], "position": row["position"], "deal_id": row["deal_id"],
-                      "change": row["change"], "kitty_after": row["balance_after"],
-                      "reason": row["reason"], "rule": row["rule"]} for row in rows],
-                    query["limit"])
+@blp.command("/<uuid:table_id>/deals", DealCreateSchema, DealSchema, status=201,
+             show=deal_answer)
+def start_deal(body: Body, table_id: UUID) -> Outcome:
+    """Start a deal: the first card goes to each player and the banker (R3.4)."""
+    require("operator")
+    return ledger().start_deal(str(table_id), cards=body.get("cards"), **command_options())
+
+
+@blp.read("/<uuid:table_id>/kitty-history", KittyHistorySchema, query=CursorQuerySchema)
+def kitty_history(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
+    """Every change of the table's kitty with its reason, rule and the kitty after it."""
+    principal()
+    ledger().table(str(table_id))
+    rows = statement(read_store(query.get("min_position")), f"kitty:{table_id}",
+                     after=query["after"], limit=query["limit"])
+    return page(rows, query["limit"])

@@ -1,19 +1,17 @@
 from marshmallow import Schema, fields, validate
 
-from api.players.schemas import AMOUNT_MAX
+from api.schemas import CommandAnswerSchema, PageSchema, card_codes, chips
 from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
-
-_amount = dict(strict=True, validate=validate.Range(max=AMOUNT_MAX))
 
 
 class RulesSchema(Schema):
     """R3.3 and the variations of R10; every field defaults as in API.md."""
 
-    min_stake = fields.Integer(load_default=1, **_amount)
-    max_stake = fields.Integer(load_default=10, **_amount)
+    min_stake = chips(load_default=1)
+    max_stake = chips(load_default=10)
     shoot = fields.Boolean(load_default=False)
-    kitty_min = fields.Integer(load_default=10, **_amount)
-    kitty_max = fields.Integer(load_default=100, **_amount)
+    kitty_min = chips(load_default=10)
+    kitty_max = chips(load_default=100)
     packs = fields.Integer(load_default=1, strict=True, validate=validate.OneOf([1, 2]))
     split = fields.String(load_default="pairs", validate=validate.OneOf(SPLIT_OPTIONS))
     stick_minimum = fields.Integer(load_default=15, strict=True,
@@ -32,8 +30,7 @@ class RulesSchema(Schema):
 class PackSchema(Schema):
     mode = fields.String(load_default="shuffled",
                          validate=validate.OneOf(["shuffled", "ordered", "recorded"]))
-    cards = fields.List(fields.String(validate=validate.Length(max=3)),
-                        validate=validate.Length(max=104))
+    cards = card_codes()
 
 
 class TableCreateSchema(Schema):
@@ -54,7 +51,7 @@ class PackViewSchema(Schema):
         "description": "earlier packs' commitments with their now public seeds"})
 
 
-class TableSchema(Schema):
+class TableSchema(CommandAnswerSchema):
     id = fields.String(required=True)
     name = fields.String(required=True)
     seats = fields.List(fields.String(), required=True)
@@ -67,7 +64,6 @@ class TableSchema(Schema):
     auction = fields.List(fields.Dict(), allow_none=True, metadata={
         "description": "bids of an open auction of the bank (R9.10), else null"})
     version = fields.Integer(required=True)
-    position = fields.Integer(allow_none=True)
 
 
 class SeatSchema(Schema):
@@ -76,12 +72,12 @@ class SeatSchema(Schema):
 
 
 class KittySchema(Schema):
-    amount = fields.Integer(required=True, **_amount)
+    amount = chips(required=True)
 
 
 class BankSaleSchema(Schema):
     buyer_id = fields.UUID(required=True)
-    price = fields.Integer(required=True, **_amount)
+    price = chips(required=True)
 
 
 class EmptySchema(Schema):
@@ -90,32 +86,31 @@ class EmptySchema(Schema):
 
 class BidSchema(Schema):
     player_id = fields.UUID(required=True)
-    price = fields.Integer(required=True, **_amount)
+    price = chips(required=True)
 
 
-class AuctionClosedSchema(Schema):
+class AuctionClosedSchema(CommandAnswerSchema):
     sold_to = fields.String(allow_none=True, required=True)
     price = fields.Integer(allow_none=True)
-    position = fields.Integer(allow_none=True)
 
 
 class DealCreateSchema(Schema):
-    cards = fields.List(fields.String(validate=validate.Length(max=3)),
-                        validate=validate.Length(max=104), metadata={
-                            "description": "recorded mode only: the first card of each player "
-                                           "and the banker, in dealing order (R3.4)"})
+    cards = card_codes(metadata={
+        "description": "recorded mode only: the first card of each player and the banker, in "
+                       "dealing order (R3.4)"})
 
 
 class KittyChangeSchema(Schema):
+    """Dumped from a row of the kitty's statement (the statements read model)."""
+
     at = fields.String(required=True)
     position = fields.Integer(required=True)
     deal_id = fields.String(allow_none=True)
     change = fields.Integer(required=True)
-    kitty_after = fields.Integer(required=True)
+    kitty_after = fields.Integer(required=True, attribute="balance_after")
     reason = fields.String(required=True)
     rule = fields.String(required=True)
 
 
-class KittyHistorySchema(Schema):
+class KittyHistorySchema(PageSchema):
     items = fields.List(fields.Nested(KittyChangeSchema), required=True)
-    next = fields.Integer(allow_none=True, required=True)

@@ -1,0 +1,15 @@
+from marshmallow import Schema, fields
+
+from api.schemas import PageSchema
+
+
+class EventSchema(Schema):
+    position = fields.Integer(required=True)
+    at = fields.String(required=True)
+    stream_id = fields.String(required=True)
+    type = fields.String(required=True, metadata={"description": "e.g. Deal.CardDealt"})
+    data = fields.Dict(required=True)
+
+
+class EventsSchema(PageSchema):
+    items = fields.List(fields.Nested(EventSchema), required=True)

@@ -1,0 +1,89 @@
+"""The schema pieces several resources share: bounded numbers, answers, pages and postings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+
+AMOUNT_MAX = 1_000_000_000
+POSITION_MAX = 2**62
+CARD_LENGTH_MAX = 3  # "10H" in R1.3 notation
+CARDS_MAX = 104  # two packs, the most a table plays with
+
+
+def chips(**options: Any) -> fields.Integer:
+    """A chip amount a client sends: a whole number (never "5" or 5.0), bounded."""
+    return fields.Integer(strict=True, validate=validate.Range(max=AMOUNT_MAX), **options)
+
+
+def card_code(**options: Any) -> fields.String:
+    """A card a client sends (recorded mode, ordered packs); the rules check the rest."""
+    return fields.String(validate=validate.Length(max=CARD_LENGTH_MAX), **options)
+
+
+def card_codes(**options: Any) -> fields.List:
+    """Cards a client sends, in dealing order: at most a table's packs."""
+    return fields.List(card_code(), validate=validate.Length(max=CARDS_MAX), **options)
+
+
+def log_position(**options: Any) -> fields.Integer:
+    """A place in the global event log a client sends, bounded."""
+    return fields.Integer(validate=validate.Range(min=0, max=POSITION_MAX), **options)
+
+
+def waits_for_position() -> fields.Integer:
+    """`min_position`: read-your-writes for the reads backed by read models (API.md)."""
+    return log_position(metadata={
+        "description": "wait (at most 5 s) until the read models have applied this position"})
+
+
+class ProblemSchema(Schema):
+    """application/problem+json (RFC 9457), with the rule that refused the command."""
+
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    rule = fields.String(metadata={"description": "the RULES.md id, e.g. R4.3"})
+    errors = fields.Dict(metadata={"description": "messages for each invalid field"})
+
+
+class CommandAnswerSchema(Schema):
+    """Every command answers `position`, the place of its last event in the event log, so
+    that a client can read its own writes (`min_position`); null when a read shows the view."""
+
+    position = fields.Integer(allow_none=True)
+
+
+class MinPositionSchema(Schema):
+    min_position = waits_for_position()
+
+
+class CursorQuerySchema(Schema):
+    after = log_position(load_default=0, metadata={
+        "description": "the `next` of the previous page; 0 for the first page"})
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    min_position = waits_for_position()
+
+
+class PageSchema(Schema):
+    """A page of a cursor-paged list: subclasses declare `items`; `next` is the `after` of
+    the following page, null on the last one."""
+
+    next = fields.Integer(allow_none=True, required=True)
+
+
+class PostingSchema(Schema):
+    """One chip movement (API.md, Players and chips): one account debited, one credited."""
+
+    id = fields.String(required=True)
+    at = fields.String(allow_none=True)
+    position = fields.Integer(allow_none=True)
+    from_account = fields.String(required=True)
+    to_account = fields.String(required=True)
+    amount = fields.Integer(required=True)
+    rule = fields.String(required=True)
+    deal_id = fields.String(allow_none=True)
+    hand = fields.Integer(allow_none=True)
+    reason = fields.String(required=True)
