@@ -49,13 +49,6 @@ class Deal(Staking, Shooting, PlayersTurns, Ending):
         deal = cls()
         return deal, deal._decide(lambda d, supply: d._open(opened, supply), cards)
 
-    @classmethod
-    def replay(cls, history: Iterable[f.Fact]) -> Deal:
-        deal = cls()
-        for fact in history:
-            deal.apply(fact)
-        return deal
-
     def act(self, player: str, action: str, *, hand: int | None = None,
             amount: int | None = None, cards: Sequence[str] | None = None,
             chips: int | None = None) -> list[f.Fact]:

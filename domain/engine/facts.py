@@ -6,8 +6,9 @@ JSON-safe values (str, int, bool, None, lists, dicts) and postings.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Self
 
 from domain.engine.postings import Posting
 
@@ -52,6 +53,21 @@ class Fact:
         if "postings" in values:
             values["postings"] = [Posting.from_dict(p) for p in values["postings"]]
         return cls(**values)
+
+
+class FactState:
+    """A state that facts build: `apply` changes it by one fact; replaying every fact of its
+    history, in order, on a fresh state rebuilds it (deals and tables alike)."""
+
+    def apply(self, fact: Fact) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def replay(cls, history: Iterable[Fact]) -> Self:
+        state = cls()
+        for fact in history:
+            state.apply(fact)
+        return state
 
 
 # --- Deal facts --------------------------------------------------------------------------
