@@ -87,10 +87,10 @@ class FactState:
         return state
 
 
-# --- Shared openings: not facts of their own -----------------------------------------------
+# --- Shared openings: not facts of their own ---------------------------------------------
 
 class PlayerFact(Fact, abstract=True):
-    player: str  # the banker's id for the banker's own cards
+    player: str
 
 
 class HandFact(PlayerFact, abstract=True):
@@ -120,6 +120,8 @@ class DealStarted(Fact):
 
 
 class CardDealt(HandFact):
+    """`player` is the banker's id for the banker's own cards (whose `hand` is 0)."""
+
     card: str
     face_up: bool
     rule: str
