@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import count
-from typing import Any
+from typing import Any, TypeVar
 
 from domain.engine import facts as f
 from domain.engine.deal import Deal
@@ -19,10 +19,20 @@ from domain.engine.shuffle import derived_seed
 from domain.engine.table import Table
 from domain.errors import InsufficientChips, NotAllowed, NotFound
 
+T = TypeVar("T")
+
 
 def _counter_seeds(label: str) -> Callable[[], str]:
     numbers: Iterator[int] = count(1)
     return lambda: derived_seed(label, next(numbers))
+
+
+def _known(items: Mapping[str, T], key: str, what: str) -> T:
+    """The player, table or deal under `key`; an unknown one is not found."""
+    try:
+        return items[key]
+    except KeyError:
+        raise NotFound(f"no {what} {key}") from None
 
 
 class Club:
@@ -90,10 +100,7 @@ class Club:
         return table_id
 
     def table(self, table_id: str) -> Table:
-        try:
-            return self.tables[table_id]
-        except KeyError:
-            raise NotFound(f"no table {table_id}") from None
+        return _known(self.tables, table_id, "table")
 
     def seat(self, table_id: str, player_id: str, after: str | None = None) -> None:
         self._player(player_id)
@@ -139,10 +146,7 @@ class Club:
         return deal_id
 
     def deal(self, deal_id: str) -> Deal:
-        try:
-            return self.deals[deal_id]
-        except KeyError:
-            raise NotFound(f"no deal {deal_id}") from None
+        return _known(self.deals, deal_id, "deal")
 
     def act(self, deal_id: str, player_id: str, action: str, *, hand: int | None = None,
             amount: int | None = None, cards: Sequence[str] | None = None) -> list[f.Fact]:
@@ -178,5 +182,4 @@ class Club:
             self.postings.append(posting)
 
     def _player(self, player_id: str) -> None:
-        if player_id not in self.names:
-            raise NotFound(f"no player {player_id}")
+        _known(self.names, player_id, "player")

@@ -43,7 +43,7 @@ class Hand:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
-class DealState:
+class DealState(f.FactState):
     """Everything about one deal; rebuilt from facts by `apply`."""
 
     def __init__(self) -> None:

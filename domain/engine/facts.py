@@ -2,24 +2,42 @@
 
 The ledger persists each fact as a domain event of the same name and fields. Facts hold only
 JSON-safe values (str, int, bool, None, lists, dicts) and postings.
+
+A fact is declared by its class and its fields, nothing else: `Fact`'s metaclass makes each
+class a slotted dataclass and registers it by name. Fields several facts open with (the
+player and hand, the banker, a seated player) come from a shared base declared
+`abstract=True`, which is not a fact of its own; base fields come first, as stored.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Self, dataclass_transform
 
 from domain.engine.postings import Posting
 
 FACT_TYPES: dict[str, type[Fact]] = {}
 
 
-class Fact:
-    __slots__ = ()
+@dataclass_transform(field_specifiers=(field,))
+class _FactMeta(type):
+    """Turns each fact class into a slotted dataclass and registers it (see the module)."""
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        FACT_TYPES[cls.__name__] = cls
+    def __new__(mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], *,
+                abstract: bool = False, **kwargs: Any) -> Any:
+        # Typed Any: `dataclass(slots=True)` returns a new class, a type mypy cannot follow.
+        cls: Any = super().__new__(mcls, name, bases, namespace, **kwargs)
+        if "__slots__" in namespace:  # `Fact` itself, or the slotted copy dataclass makes
+            return cls
+        cls = dataclass(slots=True)(cls)
+        if not abstract:
+            FACT_TYPES[name] = cls
+        return cls
+
+
+class Fact(metaclass=_FactMeta):
+    __slots__ = ()
 
     @property
     def type(self) -> str:
@@ -34,7 +52,7 @@ class Fact:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
-        for f in fields(self):  # type: ignore[arg-type]
+        for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "posting":
                 value = value.to_dict() if value is not None else None
@@ -54,9 +72,41 @@ class Fact:
         return cls(**values)
 
 
+class FactState:
+    """A state that facts build: `apply` changes it by one fact; replaying every fact of its
+    history, in order, on a fresh state rebuilds it (deals and tables alike)."""
+
+    def apply(self, fact: Fact) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def replay(cls, history: Iterable[Fact]) -> Self:
+        state = cls()
+        for fact in history:
+            state.apply(fact)
+        return state
+
+
+# --- Shared openings: not facts of their own ---------------------------------------------
+
+class PlayerFact(Fact, abstract=True):
+    player: str
+
+
+class HandFact(PlayerFact, abstract=True):
+    hand: int
+
+
+class BankerFact(Fact, abstract=True):
+    banker: str
+
+
+class SeatFact(Fact, abstract=True):
+    player_id: str
+
+
 # --- Deal facts --------------------------------------------------------------------------
 
-@dataclass(slots=True)
 class DealStarted(Fact):
     deal_id: str
     table_id: str
@@ -69,112 +119,80 @@ class DealStarted(Fact):
     commitment: str | None
 
 
-@dataclass(slots=True)
-class CardDealt(Fact):
-    player: str  # the banker's id for the banker's own cards
-    hand: int
+class CardDealt(HandFact):
+    """`player` is the banker's id for the banker's own cards (whose `hand` is 0)."""
+
     card: str
     face_up: bool
     rule: str
 
 
-@dataclass(slots=True)
-class StakePlaced(Fact):
-    player: str
+class StakePlaced(PlayerFact):
     amount: int
     posting: Posting
 
 
-@dataclass(slots=True)
-class BankerDoubled(Fact):
-    banker: str
+class BankerDoubled(BankerFact): ...
 
 
-@dataclass(slots=True)
-class BankerDeclinedToDouble(Fact):
-    banker: str
+class BankerDeclinedToDouble(BankerFact): ...
 
 
-@dataclass(slots=True)
-class ShootBetPlaced(Fact):
-    player: str
-    hand: int
+class ShootBetPlaced(HandFact):
     amount: int
     window: str  # first_round (R9.3) | fourth_card (R9.5) | split (R9.6)
     posting: Posting
 
 
-@dataclass(slots=True)
-class ShootPassed(Fact):
-    player: str
+class ShootPassed(PlayerFact):
     automatic: bool  # passed over once nothing was left to shoot (R9.3)
 
 
-@dataclass(slots=True)
-class CardBought(Fact):
-    player: str
-    hand: int
+class CardBought(HandFact):
     amount: int
     posting: Posting
 
 
-@dataclass(slots=True)
-class HandTwisted(Fact):
-    player: str
-    hand: int
+class HandTwisted(HandFact): ...
 
 
-@dataclass(slots=True)
-class HandSplit(Fact):
-    player: str
-    hand: int
+class HandSplit(HandFact):
     stake: int
     posting: Posting
 
 
-@dataclass(slots=True)
-class HandBurned(Fact):
-    player: str
-    hand: int
+class HandBurned(HandFact):
     cards: list[str]
 
 
-@dataclass(slots=True)
-class HandStuck(Fact):
-    player: str
-    hand: int
+class HandStuck(HandFact):
     automatic: bool
     rule: str
 
 
-@dataclass(slots=True)
-class HandFinished(Fact):
-    player: str
-    hand: int
+class HandFinished(HandFact):
     status: str  # pontoon | five_card_trick | royal_pontoon
     rule: str
 
 
-@dataclass(slots=True)
-class HandBusted(Fact):
-    player: str
-    hand: int
+class HandBusted(HandFact):
     postings: list[Posting]
 
 
-@dataclass(slots=True)
-class BankerTurnBegan(Fact):
-    banker: str
+class PlayersTurnsBegan(Fact):
+    """Second cards are out and the banker holds no pontoon: players play in turn (R4)."""
+
+    first_player: str | None
 
 
-@dataclass(slots=True)
-class BankerStayed(Fact):
-    banker: str
+class BankerTurnBegan(BankerFact): ...
+
+
+class BankerStayed(BankerFact):
     automatic: bool
     rule: str
 
 
-@dataclass(slots=True)
 class DealSettled(Fact):
     postings: list[Posting]
     results: list[dict[str, Any]]  # per hand: player, hand, cards, outcome, multiplier, rule
@@ -186,7 +204,6 @@ class DealSettled(Fact):
     pack_after: list[str] | None
 
 
-@dataclass(slots=True)
 class DealVoided(Fact):
     postings: list[Posting]
     kitty_after: int
@@ -195,7 +212,6 @@ class DealVoided(Fact):
 
 # --- Table facts -------------------------------------------------------------------------
 
-@dataclass(slots=True)
 class TableOpened(Fact):
     table_id: str
     name: str
@@ -206,12 +222,10 @@ class TableOpened(Fact):
     cuts: list[dict[str, str]] = field(default_factory=list)  # R3.2, empty if named
 
 
-@dataclass(slots=True)
 class PackArranged(Fact):
     cards: list[str]
 
 
-@dataclass(slots=True)
 class PackShuffled(Fact):
     seed: str  # secret until the next shuffle reveals it (R1.7)
     commitment: str
@@ -219,27 +233,20 @@ class PackShuffled(Fact):
     rule: str
 
 
-@dataclass(slots=True)
-class PlayerSeated(Fact):
-    player_id: str
+class PlayerSeated(SeatFact):
     position: int
 
 
-@dataclass(slots=True)
-class PlayerLeft(Fact):
-    player_id: str
+class PlayerLeft(SeatFact): ...
 
 
-@dataclass(slots=True)
-class KittyPutUp(Fact):
-    banker: str
+class KittyPutUp(BankerFact):
     amount: int
     kitty_after: int
     rule: str  # R9.1 (a new kitty) or R9.9 (a top-up)
     posting: Posting
 
 
-@dataclass(slots=True)
 class BankSold(Fact):
     seller: str
     buyer: str
@@ -248,25 +255,19 @@ class BankSold(Fact):
     postings: list[Posting]
 
 
-@dataclass(slots=True)
-class AuctionOpened(Fact):
-    banker: str
+class AuctionOpened(BankerFact): ...
 
 
-@dataclass(slots=True)
-class BidPlaced(Fact):
-    player_id: str
+class BidPlaced(SeatFact):
     price: int
 
 
-@dataclass(slots=True)
 class AuctionClosed(Fact):
     sold_to: str | None
     price: int | None
     passed_over: list[str]  # bidders who no longer held their price (R9.10)
 
 
-@dataclass(slots=True)
 class KittyCorrected(Fact):
     """A dispute's correction moved chips into or out of the kitty (R11.4)."""
 
@@ -275,13 +276,11 @@ class KittyCorrected(Fact):
     dispute_id: str
 
 
-@dataclass(slots=True)
 class DealOpened(Fact):
     deal_id: str
     number: int
 
 
-@dataclass(slots=True)
 class DealEnded(Fact):
     deal_id: str
     phase: str  # settled | void
@@ -289,10 +288,3 @@ class DealEnded(Fact):
     kitty_after: int
     pack_after: list[str] | None
     shuffle_needed: bool
-
-
-@dataclass(slots=True)
-class PlayersTurnsBegan(Fact):
-    """Second cards are out and the banker holds no pontoon: players play in turn (R4)."""
-
-    first_player: str | None
