@@ -1,0 +1,319 @@
+"""Commands a second through the whole stack, against a baseline measured in the same run.
+
+`pontoon serve` (its defaults: gunicorn, 2 worker processes × 4 threads) on a throwaway
+PostgreSQL cluster, driven over HTTP by N concurrent clients (1, 8 and 32 by default), each a
+thread with its own keep-alive connection playing complete Shoot Pontoon deals at a table of
+its own with no think time (`benchmarks/service_workloads.py` says exactly what they send).
+In the same run, against the same cluster, with the same client code, concurrency, warm-up
+and duration, the baseline: a minimal Flask app under gunicorn with as many sync workers as
+the service has worker processes, whose `POST /events` does one autocommitted INSERT
+(`benchmarks/baseline_app.py`). The two are measured one after the other at each
+concurrency, so they share the machine's noise as far as possible.
+
+Reported for each concurrency: successful POSTs a second (every POST, and game actions
+alone: deal starts and deal actions), p50 and p99 of every successful POST's latency, the
+baseline's requests a second and p99, and the ratio of the service's POSTs a second to the
+baseline's; refused commands (409/422) and errors, which a correct run has none of; and the
+cores each party used during the window (the server's processes, PostgreSQL's, the clients'
+and the rest of the machine's), read from /proc. Then a verdict on issue 11's P1 aim (at 8
+clients every POST at least 0.5 × the baseline, and never below 0.3, with p99 under 50 ms;
+flat with scale across 1, 8 and 32 tables), and `pontoon verify` of the service's store.
+
+`--profile` adds one more window of the service at 8 clients with py-spy sampling its workers
+(`benchmarks/service_profile.py`). Processes and the cluster are removed at exit, Ctrl-C too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import Counter
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+# Run as `python benchmarks/service.py`, this folder would come first on the path and its
+# projections.py would shadow the `projections` package: look in the repository instead.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+from benchmarks.service_client import Run, Workload, run_clients  # noqa: E402
+from benchmarks.service_processes import (  # noqa: E402
+    Cluster,
+    Server,
+    children,
+    cpu_seconds,
+    free_port,
+    machine_busy_seconds,
+    own_cpu_seconds,
+)
+from benchmarks.service_workloads import EventStream, PontoonTable  # noqa: E402
+from benchmarks.stores import machine  # noqa: E402
+
+ROOT = _HERE.parent
+AIM_RATIO, FLOOR_RATIO, AIM_P99_MS, AIM_CLIENTS = 0.5, 0.3, 50.0, 8
+
+
+def serve_defaults() -> tuple[int, int]:
+    """`pontoon serve`'s default workers and threads, read from the command itself."""
+    from cli.service import serve
+
+    defaults = {param.name: param.default for param in serve.params}
+    return int(str(defaults["workers"])), int(str(defaults["threads"]))
+
+
+def executable(name: str) -> str:
+    beside = Path(sys.executable).parent / name
+    found = str(beside) if beside.exists() else shutil.which(name)
+    if not found:
+        raise SystemExit(f"{name} is not installed (make install)")
+    return found
+
+
+class CpuMeter:
+    """The cores each party used during the window, from /proc."""
+
+    def __init__(self, server: Server, cluster: Cluster, duration: float) -> None:
+        self.server, self.cluster, self.duration = server, cluster, duration
+        self.before: dict[str, float] = {}
+        self.cores: dict[str, float] = {}
+
+    def read(self) -> dict[str, float]:
+        postmaster = self.cluster.postmaster()
+        postgres = [postmaster, *children(postmaster)] if postmaster else []
+        return {"server": cpu_seconds([self.server.pid, *self.server.workers()]),
+                "postgres": cpu_seconds(postgres), "clients": own_cpu_seconds(),
+                "machine": machine_busy_seconds()}
+
+    def opened(self) -> None:
+        self.before = self.read()
+
+    def closed(self) -> None:
+        after = self.read()
+        self.cores = {k: (after[k] - self.before[k]) / self.duration for k in after}
+        self.cores["others"] = max(0.0, self.cores["machine"] - self.cores["server"]
+                                   - self.cores["postgres"] - self.cores["clients"])
+
+    def text(self, server: str) -> str:
+        c = self.cores
+        return (f"{server} {c['server']:.2f}, PostgreSQL {c['postgres']:.2f}, clients "
+                f"{c['clients']:.2f}, other processes {c['others']:.2f}") if c else "?"
+
+
+@dataclass
+class Level:
+    service: Run
+    service_cpu: CpuMeter
+    baseline: Run
+    baseline_cpu: CpuMeter
+
+    @property
+    def ratio(self) -> float:
+        base = self.baseline.posts_per_second
+        return self.service.posts_per_second / base if base else float("nan")
+
+
+class Bench:
+    """The cluster, both servers and the runs: one instance per invocation."""
+
+    def __init__(self, args: argparse.Namespace, stack: ExitStack,
+                 stop: threading.Event) -> None:
+        self.args, self.stop = args, stop
+        self.mix: Counter[str] = Counter()  # the last service run's POSTs by kind
+        self.workers, self.threads = serve_defaults()
+        self.folder = Path(tempfile.mkdtemp(prefix="pontoon-bench."))
+        stack.callback(shutil.rmtree, self.folder, ignore_errors=True)
+        self.cluster = Cluster()
+        stack.callback(self.cluster.stop)
+        self.cluster.start()
+        for database in ("pontoon", "baseline"):
+            self.cluster.create_database(database)
+        self.treasurer = "pt_" + secrets.token_urlsafe(32)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PONTOON_")}
+        self.service_env = {**env, "PONTOON_DATABASE_URL": self.cluster.url("pontoon"),
+                            "PONTOON_TREASURER_TOKEN": self.treasurer}
+        subprocess.run([executable("pontoon"), "migrate"], env=self.service_env, check=True,
+                       stdout=subprocess.DEVNULL)
+        self.service_port, self.baseline_port = free_port(), free_port()
+        self.service = Server("pontoon serve", [executable("pontoon"), "serve"],
+                              {**self.service_env, "PONTOON_PORT": str(self.service_port)},
+                              self.folder / "serve.log", ROOT)
+        stack.callback(self.service.stop)
+        self._baseline_table()
+        self.baseline = Server("baseline", [
+            sys.executable, "-m", "gunicorn", "-k", "sync", "-w", str(self.workers),
+            "-b", f"127.0.0.1:{self.baseline_port}", "benchmarks.baseline_app:app"],
+            {**env, "BASELINE_DSN": self.cluster.url("baseline")},
+            self.folder / "baseline.log", ROOT)
+        stack.callback(self.baseline.stop)
+        self.service.wait_ready(self.service_port, "/v1/health")
+        self.baseline.wait_ready(self.baseline_port, "/ping")
+
+    def _baseline_table(self) -> None:
+        import psycopg
+
+        from benchmarks.baseline_app import TABLE
+
+        with psycopg.connect(self.cluster.url("baseline"), autocommit=True) as conn:
+            conn.execute(TABLE)
+
+    def measure(self, server: Server, port: int, make: Callable[[object, int], Workload],
+                clients: int, *extra: object) -> tuple[Run, CpuMeter]:
+        meter = CpuMeter(server, self.cluster, self.args.duration)
+        run = run_clients(make, clients, host="127.0.0.1", port=port,  # type: ignore[arg-type]
+                          warmup=self.args.warmup, duration=self.args.duration, stop=self.stop,
+                          watchers=[meter, *extra])  # type: ignore[list-item]
+        return run, meter
+
+    def service_run(self, clients: int, *extra: object) -> tuple[Run, CpuMeter]:
+        seed = self.args.seed * 1000 + clients
+        tables: list[PontoonTable] = []
+
+        def table(http: object, index: int) -> PontoonTable:
+            tables.append(PontoonTable(http, self.treasurer, index, seed + index))  # type: ignore[arg-type]
+            return tables[-1]
+
+        measured = self.measure(self.service, self.service_port, table, clients, *extra)
+        self.mix = sum((t.mix for t in tables), Counter[str]())
+        return measured
+
+    def baseline_run(self, clients: int) -> tuple[Run, CpuMeter]:
+        seed = self.args.seed * 1000 + clients
+        return self.measure(self.baseline, self.baseline_port, lambda http, i: EventStream(
+            http, i, seed + i), clients)  # type: ignore[arg-type]
+
+    def verify(self) -> int:
+        done = subprocess.run([executable("pontoon"), "verify"], env=self.service_env,
+                              capture_output=True, text=True)
+        lines = [line for line in done.stdout.splitlines() if line.strip()]
+        print("pontoon verify of the service's store: " + " / ".join(lines[-2:]))
+        return done.returncode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=float, default=20.0,
+                        help="measured seconds at each concurrency, each server (default 20)")
+    parser.add_argument("--warmup", type=float, default=3.0,
+                        help="seconds played before each window, not counted (default 3)")
+    parser.add_argument("--clients", default="1,8,32",
+                        help="concurrent clients, comma-separated (default 1,8,32)")
+    parser.add_argument("--seed", type=int, default=1, help="the bots' choices (default 1)")
+    parser.add_argument("--profile", action="store_true",
+                        help="one more service window at 8 clients under py-spy")
+    parser.add_argument("--profile-dir", type=Path, default=ROOT / "var" / "bench-profile",
+                        help="where py-spy's raw stacks go (default var/bench-profile)")
+    args = parser.parse_args()
+    levels = [int(n) for n in args.clients.split(",") if n.strip()]
+    if not levels or min(levels) < 1:
+        parser.error("--clients takes positive numbers, e.g. 1,8,32")
+
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)
+    load_before = os.getloadavg()
+    print(machine())
+    stop = threading.Event()
+    try:
+        with ExitStack() as stack:
+            code = run(Bench(args, stack, stop), args, levels, stack)
+    except KeyboardInterrupt:
+        stop.set()
+        print("\ninterrupted: the servers and the cluster are stopped", file=sys.stderr)
+        code = 130
+    print("load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
+        *load_before, *os.getloadavg()))
+    raise SystemExit(code)
+
+
+def run(bench: Bench, args: argparse.Namespace, levels: list[int], stack: ExitStack) -> int:
+    from benchmarks.service_profile import Recording, summary
+
+    print(f"PostgreSQL {bench.cluster.version()} (throwaway cluster, fsync=off as in CI); "
+          f"pontoon serve: {bench.workers} workers × {bench.threads} threads; baseline: "
+          f"gunicorn, {bench.workers} sync workers; {args.duration:g} s measured after "
+          f"{args.warmup:g} s of warm-up at each concurrency")
+    head = (f"{'clients':>7}  {'POST/s':>8}  {'game/s':>8}  {'p50 ms':>7}  {'p99 ms':>7}  | "
+            f"{'baseline/s':>10}  {'p99 ms':>7}  | {'ratio':>5}")
+    print(f"{'':>7}  {'service (every POST; game actions alone)':<44}| {'baseline':<19}|\n"
+          + head)
+    results: dict[int, Level] = {}
+    failed = False
+    for clients in levels:
+        service, service_cpu = bench.service_run(clients)
+        baseline, baseline_cpu = bench.baseline_run(clients)
+        level = results[clients] = Level(service, service_cpu, baseline, baseline_cpu)
+        print(f"{clients:>7}  {service.posts_per_second:>8.1f}  {service.game_per_second:>8.1f}"
+              f"  {service.percentile_ms(50):>7.1f}  {service.percentile_ms(99):>7.1f}  | "
+              f"{baseline.posts_per_second:>10.1f}  {baseline.percentile_ms(99):>7.1f}  | "
+              f"{level.ratio:>5.3f}")
+        print(f"{'':>9}service: {service.units} deals, {service.refused} refused, "
+              f"{service.errors} errors, {service.gets} GETs; cores: "
+              f"{service_cpu.text('pontoon serve')}")
+        print(f"{'':>9}baseline: {baseline.refused} refused, {baseline.errors} errors; "
+              f"cores: {baseline_cpu.text('baseline')}")
+        for problem in service.problems + baseline.problems:
+            print(f"{'':>9}! {problem}")
+        failed |= bool(service.errors or baseline.errors or service.refused)
+    total = sum(bench.mix.values())
+    print(f"the service's POSTs by kind ({levels[-1]} clients, warm-up included): " + ", ".join(
+        f"{kind} {100 * n / total:.1f}%" for kind, n in bench.mix.most_common()))
+    print(verdict(results))
+    if args.profile:
+        recording = Recording([], args.profile_dir)
+        stack.callback(recording.stop)
+
+        class Profiler:
+            def opened(self) -> None:
+                recording.pids = bench.service.workers()
+                recording.start(args.duration)
+
+            def closed(self) -> None:
+                recording.wait(timeout=60)
+
+        profiled, _ = bench.service_run(AIM_CLIENTS, Profiler())
+        print(f"profile at {AIM_CLIENTS} clients, py-spy on {len(recording.pids)} workers "
+              f"({profiled.posts_per_second:.1f} POST/s, p99 {profiled.percentile_ms(99):.1f} "
+              f"ms while sampled):")
+        for line in summary(recording):
+            print("  " + line)
+    if bench.verify():
+        failed = True
+    return 1 if failed else 0
+
+
+def verdict(results: dict[int, Level]) -> str:
+    """One line on issue 11's P1: the ratio and p99 at 8 clients, and flatness with scale."""
+    at = AIM_CLIENTS if AIM_CLIENTS in results else min(results, key=lambda n: abs(n - 8))
+    level = results[at]
+    p99 = level.service.percentile_ms(99)
+    if level.ratio >= AIM_RATIO and p99 < AIM_P99_MS:
+        word = "MET"
+    elif level.ratio >= FLOOR_RATIO and p99 < AIM_P99_MS:
+        word = "met at the floor only"
+    else:
+        word = "NOT MET"
+    scale = ", ".join(f"{n}: {results[n].service.posts_per_second:.0f}" for n in sorted(results))
+    low, high = min(results), max(results)
+    flat = (results[high].service.posts_per_second
+            / max(results[low].service.posts_per_second, 1e-9))
+    return (f"P1 {word}: at {at} clients every POST {level.service.posts_per_second:.0f}/s = "
+            f"{level.ratio:.3f} × the baseline's {level.baseline.posts_per_second:.0f}/s (aim "
+            f"≥ {AIM_RATIO}, at least {FLOOR_RATIO}), p99 {p99:.0f} ms (aim < {AIM_P99_MS:.0f}"
+            f"); flat with scale, POST/s by clients: {scale} ({high} vs {low}: {flat:.2f}×)")
+
+
+if __name__ == "__main__":
+    main()
