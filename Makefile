@@ -38,6 +38,7 @@ bench: install
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/history.py
 	$(BIN)/python benchmarks/projections.py
+	$(BIN)/python benchmarks/service.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -52,6 +52,7 @@ from benchmarks.service_processes import (  # noqa: E402
     Cluster,
     Server,
     children,
+    connections,
     cpu_seconds,
     free_port,
     machine_busy_seconds,
@@ -87,6 +88,7 @@ class CpuMeter:
         self.server, self.cluster, self.duration = server, cluster, duration
         self.before: dict[str, float] = {}
         self.cores: dict[str, float] = {}
+        self.connections: list[int] = []  # keep-alive connections each worker holds
 
     def read(self) -> dict[str, float]:
         postmaster = self.cluster.postmaster()
@@ -100,6 +102,7 @@ class CpuMeter:
 
     def closed(self) -> None:
         after = self.read()
+        self.connections = connections(self.server.workers(), self.server.port)
         self.cores = {k: (after[k] - self.before[k]) / self.duration for k in after}
         self.cores["others"] = max(0.0, self.cores["machine"] - self.cores["server"]
                                    - self.cores["postgres"] - self.cores["clients"])
@@ -146,18 +149,18 @@ class Bench:
                        stdout=subprocess.DEVNULL)
         self.service_port, self.baseline_port = free_port(), free_port()
         self.service = Server("pontoon serve", [executable("pontoon"), "serve"],
-                              {**self.service_env, "PONTOON_PORT": str(self.service_port)},
-                              self.folder / "serve.log", ROOT)
+                              env={**self.service_env, "PONTOON_PORT": str(self.service_port)},
+                              port=self.service_port, log=self.folder / "serve.log", cwd=ROOT)
         stack.callback(self.service.stop)
         self._baseline_table()
         self.baseline = Server("baseline", [
             sys.executable, "-m", "gunicorn", "-k", "sync", "-w", str(self.workers),
             "-b", f"127.0.0.1:{self.baseline_port}", "benchmarks.baseline_app:app"],
-            {**env, "BASELINE_DSN": self.cluster.url("baseline")},
-            self.folder / "baseline.log", ROOT)
+            env={**env, "BASELINE_DSN": self.cluster.url("baseline")},
+            port=self.baseline_port, log=self.folder / "baseline.log", cwd=ROOT)
         stack.callback(self.baseline.stop)
-        self.service.wait_ready(self.service_port, "/v1/health")
-        self.baseline.wait_ready(self.baseline_port, "/ping")
+        self.service.wait_ready("/v1/health")
+        self.baseline.wait_ready("/ping")
 
     def _baseline_table(self) -> None:
         import psycopg
@@ -223,6 +226,8 @@ def main() -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started in background
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     load_before = os.getloadavg()
     print(machine())
     stop = threading.Event()
@@ -260,7 +265,9 @@ def run(bench: Bench, args: argparse.Namespace, levels: list[int], stack: ExitSt
               f"{baseline.posts_per_second:>10.1f}  {baseline.percentile_ms(99):>7.1f}  | "
               f"{level.ratio:>5.3f}")
         print(f"{'':>9}service: {service.units} deals, {service.refused} refused, "
-              f"{service.errors} errors, {service.gets} GETs; cores: "
+              f"{service.conflicts} lost races sent again, {service.errors} errors, "
+              f"{service.gets} GETs; keep-alive connections per worker "
+              f"{'+'.join(map(str, service_cpu.connections))}; cores: "
               f"{service_cpu.text('pontoon serve')}")
         print(f"{'':>9}baseline: {baseline.refused} refused, {baseline.errors} errors; "
               f"cores: {baseline_cpu.text('baseline')}")
@@ -272,21 +279,20 @@ def run(bench: Bench, args: argparse.Namespace, levels: list[int], stack: ExitSt
         f"{kind} {100 * n / total:.1f}%" for kind, n in bench.mix.most_common()))
     print(verdict(results))
     if args.profile:
-        recording = Recording([], args.profile_dir)
+        recording = Recording(args.profile_dir)
         stack.callback(recording.stop)
 
         class Profiler:
             def opened(self) -> None:
-                recording.pids = bench.service.workers()
-                recording.start(args.duration)
+                recording.start(bench.service.workers(), args.duration)
 
             def closed(self) -> None:
-                recording.wait(timeout=60)
+                recording.wait()
 
         profiled, _ = bench.service_run(AIM_CLIENTS, Profiler())
-        print(f"profile at {AIM_CLIENTS} clients, py-spy on {len(recording.pids)} workers "
-              f"({profiled.posts_per_second:.1f} POST/s, p99 {profiled.percentile_ms(99):.1f} "
-              f"ms while sampled):")
+        print(f"profile at {AIM_CLIENTS} clients, py-spy on {len(recording.pids)} workers for "
+              f"{recording.seconds} s ({profiled.posts_per_second:.1f} POST/s, p99 "
+              f"{profiled.percentile_ms(99):.1f} ms while sampled):")
         for line in summary(recording):
             print("  " + line)
     if bench.verify():

@@ -107,9 +107,9 @@ class Cluster:
 class Server:
     """A server process started in a session of its own, its output in a log file."""
 
-    def __init__(self, name: str, argv: list[str], env: dict[str, str], log: Path,
-                 cwd: Path) -> None:
-        self.name, self.log = name, log
+    def __init__(self, name: str, argv: list[str], *, env: dict[str, str], port: int,
+                 log: Path, cwd: Path) -> None:
+        self.name, self.port, self.log = name, port, log
         self._out: IO[bytes] = open(log, "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(argv, env=env, cwd=cwd, stdout=self._out,
                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -119,14 +119,14 @@ class Server:
     def pid(self) -> int:
         return self.process.pid
 
-    def wait_ready(self, port: int, path: str, timeout: float = 60.0) -> None:
+    def wait_ready(self, path: str, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise SystemExit(f"{self.name} exited with {self.process.returncode}:\n"
                                  + self.log.read_text(errors="replace")[-3000:])
             try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
                 conn.request("GET", path)
                 if conn.getresponse().status == 200:
                     conn.close()
@@ -191,3 +191,29 @@ def machine_busy_seconds() -> float:
 def own_cpu_seconds() -> float:
     times = os.times()
     return times.user + times.system
+
+
+def connections(pids: list[int], port: int) -> list[int]:
+    """Established TCP connections to `port` that each process holds open (keep-alive)."""
+    established = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                established.add(fields[9])  # the socket's inode
+    counts = []
+    for pid in pids:
+        inodes = set()
+        for fd in glob.glob(f"/proc/{pid}/fd/*"):
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+        counts.append(len(inodes & established))
+    return counts

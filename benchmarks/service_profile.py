@@ -1,12 +1,22 @@
 """Where the service's workers spend their time: py-spy samples of every worker under load.
 
 `benchmarks/service.py --profile` runs one more measured window with py-spy (PyPI `py-spy`)
-attached to each gunicorn worker, twice over: once sampling only the threads that are running
-(`cpu`: where the CPU goes) and once every thread whether running or waiting (`--idle`,
-`wall`: where a request's time goes, waits on PostgreSQL, the GIL and locks included). Both
-are `--nonblocking` (the workers are not paused to be sampled; a few stacks may come out
-torn) and at a modest rate, so the profiler costs the machine little. The raw collapsed
-stacks are kept (`var/bench-profile/` by default, for flame graphs) and summed up here.
+recording each gunicorn worker, every thread whether running or waiting (`--idle`), for the
+whole window. Only the samples of threads serving a request count (a stack through gthread's
+`ThreadWorker.handle`); they are split into:
+
+- waiting in psycopg's C wait for PostgreSQL to answer (the innermost frame is
+  `Connection.wait`; a thread that has its answer but waits for the GIL to go on is still
+  there, so this is an upper bound on the database's share);
+- Python work: every other sample, running or waiting for the GIL at the point where the
+  interpreter made it let go, so these are spread like the CPU time itself.
+
+Why not py-spy's own "running" test, or `--gil`: the first was seen to count threads blocked
+in psycopg's wait as running (more running threads than the cores the workers used), the
+second gave fewer samples than the CPU the workers used; and `--nonblocking` dropped far more
+samples of busy threads than of idle ones. So py-spy pauses a worker for each sample (its
+default), at a modest rate. The raw collapsed stacks are kept (`var/bench-profile/` by
+default; `flamegraph.pl` draws them).
 """
 
 from __future__ import annotations
@@ -19,8 +29,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 RATE = 50  # samples a second per thread
-REQUEST_FRAME = "gunicorn/workers/gthread.py"  # a thread with this frame is serving a request
-HANDLE = "handle ("
+SERVING = "ThreadWorker.handle (gunicorn/workers/gthread.py"  # the frame of a served request
+DB_WAIT = "Connection.wait (psycopg/connection.py"  # innermost: in the C wait for the server
+PLUMBING = ("gunicorn", "threading", "concurrent", "flask", "werkzeug", "webargs",
+            "flask_smorest")  # left out of the by-function lists: every request passes there
+
+Stack = tuple[list[str], int]
 
 
 def py_spy() -> str:
@@ -31,31 +45,31 @@ def py_spy() -> str:
 
 
 class Recording:
-    """py-spy recording the given processes for `seconds`, two ways each (cpu and wall)."""
+    """py-spy recording each worker, `start` to `wait`; `stop` ends it early."""
 
-    def __init__(self, pids: list[int], folder: Path) -> None:
-        self.pids, self.folder = pids, folder
-        folder.mkdir(parents=True, exist_ok=True)
-        self.processes: list[subprocess.Popen[bytes]] = []
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.pids: list[int] = []
+        self.seconds = 0
+        self.processes: list[subprocess.Popen[str]] = []
+        self.notes: list[str] = []  # py-spy's own count of samples and errors
 
-    def start(self, seconds: float) -> None:
-        for pid in self.pids:
-            for kind in ("cpu", "wall"):
-                argv = [py_spy(), "record", "--pid", str(pid), "--duration",
-                        str(max(1, round(seconds))), "--rate", str(RATE), "--format", "raw",
-                        "--nonblocking", "--output", str(self.file(pid, kind))]
-                if kind == "wall":
-                    argv.append("--idle")
-                self.processes.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL,
-                                                       stderr=subprocess.DEVNULL))
+    def start(self, pids: list[int], seconds: float) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.pids, self.seconds = pids, max(1, round(seconds))
+        for pid in pids:
+            self.file(pid).unlink(missing_ok=True)
+            self.processes.append(subprocess.Popen(
+                [py_spy(), "record", "--pid", str(pid), "--duration", str(self.seconds),
+                 "--rate", str(RATE), "--idle", "--format", "raw",
+                 "--output", str(self.file(pid))],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
 
-    def wait(self, timeout: float) -> None:
+    def wait(self) -> None:
         for process in self.processes:
-            try:
-                process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                process.terminate()
-                process.wait(timeout=5)
+            out, _ = process.communicate(timeout=self.seconds + 60)
+            self.notes += [line.split(". ", 1)[-1] for line in out.splitlines()
+                           if "Samples:" in line]
 
     def stop(self) -> None:
         for process in self.processes:
@@ -63,19 +77,18 @@ class Recording:
                 process.terminate()
                 process.wait(timeout=5)
 
-    def file(self, pid: int, kind: str) -> Path:
-        return self.folder / f"worker-{pid}-{kind}.txt"
+    def file(self, pid: int) -> Path:
+        return self.folder / f"worker-{pid}.txt"
 
-    def stacks(self, kind: str) -> list[tuple[list[str], int]]:
-        out = []
+    def stacks(self) -> list[Stack]:
+        out: list[Stack] = []
         for pid in self.pids:
-            path = self.file(pid, kind)
-            if path.exists():
-                out += read_raw(path.read_text().splitlines())
+            if self.file(pid).exists():
+                out += read_raw(self.file(pid).read_text().splitlines())
         return out
 
 
-def read_raw(lines: Iterable[str]) -> list[tuple[list[str], int]]:
+def read_raw(lines: Iterable[str]) -> list[Stack]:
     """py-spy's raw format: `frame;frame;... count`, the root first, a frame `f (file:line)`."""
     out = []
     for line in lines:
@@ -86,62 +99,50 @@ def read_raw(lines: Iterable[str]) -> list[tuple[list[str], int]]:
 
 
 def _file(frame: str) -> str:
-    inside = frame[frame.rfind("(") + 1:].rstrip(")")
-    return inside.rsplit(":", 1)[0]
+    return frame[frame.rfind("(") + 1:].rstrip(")").rsplit(":", 1)[0]
 
 
-def _function(frame: str) -> str:
+def function(frame: str) -> str:
     """A frame without its line number: `Ledger.act (application/ledger.py)`."""
-    name, _, _ = frame.rpartition(" (")
-    return f"{name} ({_file(frame)})"
+    return f"{frame.rpartition(' (')[0]} ({_file(frame)})"
 
 
 def package(frame: str) -> str:
     """The top-level package or module of a frame's file: `eventsourcing`, `json`, `api`."""
-    path = _file(frame)
-    if "site-packages/" in path:
-        path = path.split("site-packages/", 1)[1]
+    path = _file(frame).split("site-packages/")[-1]
     head = path.split("/", 1)[0]
-    return head[:-3] if head.endswith(".py") else head
+    return head.removesuffix(".py")
 
 
-def serving(stack: list[str]) -> bool:
-    return any(frame.startswith(HANDLE) and REQUEST_FRAME in frame for frame in stack)
-
-
-def summary(recording: Recording, top: int = 15) -> list[str]:
-    """The lines to print: wall shares, then CPU by package (self) and by function."""
-    cpu = [(s, n) for s, n in recording.stacks("cpu") if serving(s)]
-    wall = [(s, n) for s, n in recording.stacks("wall") if serving(s)]
-    cpu_total = sum(n for _, n in cpu)
-    wall_total = sum(n for _, n in wall)
-    if not cpu_total or not wall_total:
+def summary(recording: Recording, top: int = 12) -> list[str]:
+    serving = [(s, n) for s, n in recording.stacks() if any(f.startswith(SERVING) for f in s)]
+    total = sum(n for _, n in serving)
+    if not total:
         return ["profile: no samples (is py-spy allowed to read the workers?)"]
-    lines = [f"raw stacks in {recording.folder}"]
-    in_psycopg = sum(n for s, n in wall if any(package(f) == "psycopg" for f in s))
-    lines.append(
-        f"request threads: {wall_total} samples serving requests, {cpu_total} of them running "
-        f"({100 * cpu_total / wall_total:.0f}%; the rest waiting: PostgreSQL, the GIL, locks); "
-        f"inside psycopg (a query, its wait included) {100 * in_psycopg / wall_total:.0f}%")
-    selfish: Counter[str] = Counter()
-    for stack, n in cpu:
-        selfish[package(stack[-1])] += n
-    lines.append("CPU by package of the running frame: " + ", ".join(
-        f"{name} {100 * n / cpu_total:.0f}%" for name, n in selfish.most_common(12)))
-    lines.append(f"CPU by function, inclusive (% of {cpu_total} running samples):")
-    lines += [f"  {100 * n / cpu_total:5.1f}%  {name}" for name, n in inclusive(cpu, top)]
-    lines.append("wall time of request threads by function, inclusive:")
-    lines += [f"  {100 * n / wall_total:5.1f}%  {name}" for name, n in inclusive(wall, top)]
+    waiting = sum(n for s, n in serving if s[-1].startswith(DB_WAIT))
+    work = [(s, n) for s, n in serving if not s[-1].startswith(DB_WAIT)]
+    busy = total / (RATE * recording.seconds * len(recording.pids))
+    lines = [f"py-spy: {'; '.join(recording.notes)}; raw stacks in {recording.folder}",
+             f"threads serving a request: {busy:.1f} per worker on average; of their time, "
+             f"{100 * waiting / total:.0f}% waiting in psycopg for PostgreSQL (or for the GIL "
+             f"after its answer), {100 * (total - waiting) / total:.0f}% Python work "
+             "(running, or waiting for the GIL)"]
+    innermost: Counter[str] = Counter()
+    for stack, n in work:
+        innermost[package(stack[-1])] += n
+    lines.append("Python work by package of the innermost frame: " + ", ".join(
+        f"{name} {100 * n / total:.0f}%" for name, n in innermost.most_common(10)))
+    lines.append("Python work by function, inclusive (% of all serving time):")
+    lines += [f"  {100 * n / total:5.1f}%  {name}" for name, n in inclusive(work, top)]
+    lines.append("all serving time by function, inclusive (waits included):")
+    lines += [f"  {100 * n / total:5.1f}%  {name}" for name, n in inclusive(serving, top)]
     return lines
 
 
-SKIP = ("gunicorn", "threading", "concurrent", "flask", "werkzeug", "socketserver")
-
-
-def inclusive(stacks: list[tuple[list[str], int]], top: int) -> list[tuple[str, int]]:
-    """Functions by the samples they appear in (once a sample), the server's plumbing left out."""
+def inclusive(stacks: list[Stack], top: int) -> list[tuple[str, int]]:
+    """Functions by the samples they appear in (once a sample), the plumbing left out."""
     counts: Counter[str] = Counter()
     for stack, n in stacks:
-        for name in {_function(f) for f in stack if package(f) not in SKIP}:
+        for name in {function(f) for f in stack if package(f) not in PLUMBING}:
             counts[name] += n
     return counts.most_common(top)
