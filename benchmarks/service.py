@@ -47,7 +47,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
-from benchmarks.service_client import Run, Workload, run_clients  # noqa: E402
+from benchmarks.service_client import Http, Run, Watcher, Workload, run_clients  # noqa: E402
 from benchmarks.service_processes import (  # noqa: E402
     Cluster,
     Server,
@@ -170,30 +170,30 @@ class Bench:
         with psycopg.connect(self.cluster.url("baseline"), autocommit=True) as conn:
             conn.execute(TABLE)
 
-    def measure(self, server: Server, port: int, make: Callable[[object, int], Workload],
-                clients: int, *extra: object) -> tuple[Run, CpuMeter]:
+    def measure(self, server: Server, make: Callable[[Http, int], Workload], clients: int,
+                *extra: Watcher) -> tuple[Run, CpuMeter]:
         meter = CpuMeter(server, self.cluster, self.args.duration)
-        run = run_clients(make, clients, host="127.0.0.1", port=port,  # type: ignore[arg-type]
+        run = run_clients(make, clients, host="127.0.0.1", port=server.port,
                           warmup=self.args.warmup, duration=self.args.duration, stop=self.stop,
-                          watchers=[meter, *extra])  # type: ignore[list-item]
+                          watchers=[meter, *extra], keys=self.args.idempotency_keys)
         return run, meter
 
-    def service_run(self, clients: int, *extra: object) -> tuple[Run, CpuMeter]:
+    def service_run(self, clients: int, *extra: Watcher) -> tuple[Run, CpuMeter]:
         seed = self.args.seed * 1000 + clients
         tables: list[PontoonTable] = []
 
-        def table(http: object, index: int) -> PontoonTable:
-            tables.append(PontoonTable(http, self.treasurer, index, seed + index))  # type: ignore[arg-type]
+        def table(http: Http, index: int) -> PontoonTable:
+            tables.append(PontoonTable(http, self.treasurer, index, seed + index))
             return tables[-1]
 
-        measured = self.measure(self.service, self.service_port, table, clients, *extra)
+        measured = self.measure(self.service, table, clients, *extra)
         self.mix = sum((t.mix for t in tables), Counter[str]())
         return measured
 
     def baseline_run(self, clients: int) -> tuple[Run, CpuMeter]:
         seed = self.args.seed * 1000 + clients
-        return self.measure(self.baseline, self.baseline_port, lambda http, i: EventStream(
-            http, i, seed + i), clients)  # type: ignore[arg-type]
+        return self.measure(self.baseline, lambda http, i: EventStream(http, i, seed + i),
+                            clients)
 
     def verify(self) -> int:
         done = subprocess.run([executable("pontoon"), "verify"], env=self.service_env,
@@ -213,6 +213,9 @@ def main() -> None:
     parser.add_argument("--clients", default="1,8,32",
                         help="concurrent clients, comma-separated (default 1,8,32)")
     parser.add_argument("--seed", type=int, default=1, help="the bots' choices (default 1)")
+    parser.add_argument("--idempotency-keys", action="store_true",
+                        help="send an Idempotency-Key with every POST, to both servers "
+                             "(the service then also reads and saves a receipt per command)")
     parser.add_argument("--profile", action="store_true",
                         help="one more service window at 8 clients under py-spy")
     parser.add_argument("--profile-dir", type=Path, default=ROOT / "var" / "bench-profile",
@@ -249,7 +252,9 @@ def run(bench: Bench, args: argparse.Namespace, levels: list[int], stack: ExitSt
     print(f"PostgreSQL {bench.cluster.version()} (throwaway cluster, fsync=off as in CI); "
           f"pontoon serve: {bench.workers} workers × {bench.threads} threads; baseline: "
           f"gunicorn, {bench.workers} sync workers; {args.duration:g} s measured after "
-          f"{args.warmup:g} s of warm-up at each concurrency")
+          f"{args.warmup:g} s of warm-up at each concurrency; "
+          + ("an Idempotency-Key on every POST" if args.idempotency_keys
+             else "no Idempotency-Key"))
     head = (f"{'clients':>7}  {'POST/s':>8}  {'game/s':>8}  {'p50 ms':>7}  {'p99 ms':>7}  | "
             f"{'baseline/s':>10}  {'p99 ms':>7}  | {'ratio':>5}")
     print(f"{'':>7}  {'service (every POST; game actions alone)':<44}| {'baseline':<19}|\n"

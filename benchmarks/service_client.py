@@ -21,6 +21,7 @@ import json
 import math
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -73,9 +74,10 @@ class Tally:
 class Http:
     """JSON over one connection, with every request timed and counted in `tally`."""
 
-    def __init__(self, host: str, port: int, window: Window, tally: Tally) -> None:
+    def __init__(self, host: str, port: int, window: Window, tally: Tally, *,
+                 keys: bool = False) -> None:
         self.connection = http.client.HTTPConnection(host, port, timeout=TIMEOUT)
-        self.window, self.tally = window, tally
+        self.window, self.tally, self.keys = window, tally, keys
         self.last_used = time.perf_counter()
 
     def post(self, path: str, body: Mapping[str, Any], token: str, *, game: bool = False
@@ -95,6 +97,8 @@ class Http:
         if body is not None:
             data = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
+        if self.keys and method == "POST":
+            headers["Idempotency-Key"] = uuid.uuid4().hex  # the same key for a resend
         began = time.perf_counter()
         for _ in range(RACES):
             status, answer = self._exchange(method, path, data, headers)
@@ -192,7 +196,7 @@ class Run:
 
 def run_clients(make: Callable[[Http, int], Workload], clients: int, *, host: str, port: int,
                 warmup: float, duration: float, stop: threading.Event,
-                watchers: Sequence[Watcher] = ()) -> Run:
+                watchers: Sequence[Watcher] = (), keys: bool = False) -> Run:
     """`clients` threads, each playing `make(http, index)`; counts over one window."""
     window = Window()
     ready_all = threading.Event()
@@ -208,7 +212,7 @@ def run_clients(make: Callable[[Http, int], Workload], clients: int, *, host: st
     def client(index: int) -> None:
         tally = tallies[index]
         try:
-            workload = make(Http(host, port, window, tally), index)
+            workload = make(Http(host, port, window, tally, keys=keys), index)
             workload.setup()
             ready.wait()
             # Clients connect afresh at staggered moments, as independent clients would,

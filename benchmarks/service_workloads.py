@@ -191,7 +191,7 @@ class Deal:
         """R9.2: the kitty less the shoot bets of hands still standing (R9.7)."""
         outstanding = sum(h["shoot_bet"] for seat in self.view["players"]
                           for h in seat["hands"] if h["status"] != "bust")
-        return int(self.view["kitty"]) - outstanding
+        return int(self.view["kitty"]) - int(outstanding)
 
 
 class EventStream:
