@@ -48,16 +48,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
 from benchmarks.service_client import Http, Run, Watcher, Workload, run_clients  # noqa: E402
-from benchmarks.service_processes import (  # noqa: E402
-    Cluster,
-    Server,
-    children,
-    connections,
-    cpu_seconds,
-    free_port,
-    machine_busy_seconds,
-    own_cpu_seconds,
-)
+from benchmarks.service_meters import CpuMeter, DbMeter, StatementsMeter  # noqa: E402
+from benchmarks.service_processes import Cluster, Server, free_port  # noqa: E402
 from benchmarks.service_workloads import EventStream, PontoonTable  # noqa: E402
 from benchmarks.stores import machine  # noqa: E402
 
@@ -81,49 +73,30 @@ def executable(name: str) -> str:
     return found
 
 
-class CpuMeter:
-    """The cores each party used during the window, from /proc."""
+@dataclass
+class Measured:
+    """One server's window: the clients' counts, the cores used, the database's counters."""
 
-    def __init__(self, server: Server, cluster: Cluster, duration: float) -> None:
-        self.server, self.cluster, self.duration = server, cluster, duration
-        self.before: dict[str, float] = {}
-        self.cores: dict[str, float] = {}
-        self.connections: list[int] = []  # keep-alive connections each worker holds
+    run: Run
+    cpu: CpuMeter
+    db: DbMeter
 
-    def read(self) -> dict[str, float]:
-        postmaster = self.cluster.postmaster()
-        postgres = [postmaster, *children(postmaster)] if postmaster else []
-        return {"server": cpu_seconds([self.server.pid, *self.server.workers()]),
-                "postgres": cpu_seconds(postgres), "clients": own_cpu_seconds(),
-                "machine": machine_busy_seconds()}
-
-    def opened(self) -> None:
-        self.before = self.read()
-
-    def closed(self) -> None:
-        after = self.read()
-        self.connections = connections(self.server.workers(), self.server.port)
-        self.cores = {k: (after[k] - self.before[k]) / self.duration for k in after}
-        self.cores["others"] = max(0.0, self.cores["machine"] - self.cores["server"]
-                                   - self.cores["postgres"] - self.cores["clients"])
-
-    def text(self, server: str) -> str:
-        c = self.cores
-        return (f"{server} {c['server']:.2f}, PostgreSQL {c['postgres']:.2f}, clients "
-                f"{c['clients']:.2f}, other processes {c['others']:.2f}") if c else "?"
+    def details(self, name: str) -> str:
+        run, posts = self.run, self.run.posts
+        return (f"{name}: {run.refused} refused, {run.conflicts} lost races sent again, "
+                f"{run.errors} errors, {run.gets} GETs; cores: {self.cpu.text(name)}; a POST "
+                f"cost {self.cpu.per_request_ms(posts)} of CPU, {self.db.per(posts)}")
 
 
 @dataclass
 class Level:
-    service: Run
-    service_cpu: CpuMeter
-    baseline: Run
-    baseline_cpu: CpuMeter
+    service: Measured
+    baseline: Measured
 
     @property
     def ratio(self) -> float:
-        base = self.baseline.posts_per_second
-        return self.service.posts_per_second / base if base else float("nan")
+        base = self.baseline.run.posts_per_second
+        return self.service.run.posts_per_second / base if base else float("nan")
 
 
 class Bench:
@@ -138,7 +111,7 @@ class Bench:
         stack.callback(shutil.rmtree, self.folder, ignore_errors=True)
         self.cluster = Cluster()
         stack.callback(self.cluster.stop)
-        self.cluster.start()
+        self.cluster.start(statements=args.profile)
         for database in ("pontoon", "baseline"):
             self.cluster.create_database(database)
         self.treasurer = "pt_" + secrets.token_urlsafe(32)
@@ -147,17 +120,18 @@ class Bench:
                             "PONTOON_TREASURER_TOKEN": self.treasurer}
         subprocess.run([executable("pontoon"), "migrate"], env=self.service_env, check=True,
                        stdout=subprocess.DEVNULL)
-        self.service_port, self.baseline_port = free_port(), free_port()
+        port = free_port()
         self.service = Server("pontoon serve", [executable("pontoon"), "serve"],
-                              env={**self.service_env, "PONTOON_PORT": str(self.service_port)},
-                              port=self.service_port, log=self.folder / "serve.log", cwd=ROOT)
+                              env={**self.service_env, "PONTOON_PORT": str(port)},
+                              port=port, log=self.folder / "serve.log", cwd=ROOT)
         stack.callback(self.service.stop)
         self._baseline_table()
+        port = free_port()
         self.baseline = Server("baseline", [
             sys.executable, "-m", "gunicorn", "-k", "sync", "-w", str(self.workers),
-            "-b", f"127.0.0.1:{self.baseline_port}", "benchmarks.baseline_app:app"],
+            "-b", f"127.0.0.1:{port}", "benchmarks.baseline_app:app"],
             env={**env, "BASELINE_DSN": self.cluster.url("baseline")},
-            port=self.baseline_port, log=self.folder / "baseline.log", cwd=ROOT)
+            port=port, log=self.folder / "baseline.log", cwd=ROOT)
         stack.callback(self.baseline.stop)
         self.service.wait_ready("/v1/health")
         self.baseline.wait_ready("/ping")
@@ -170,15 +144,16 @@ class Bench:
         with psycopg.connect(self.cluster.url("baseline"), autocommit=True) as conn:
             conn.execute(TABLE)
 
-    def measure(self, server: Server, make: Callable[[Http, int], Workload], clients: int,
-                *extra: Watcher) -> tuple[Run, CpuMeter]:
-        meter = CpuMeter(server, self.cluster, self.args.duration)
+    def measure(self, server: Server, database: str, make: Callable[[Http, int], Workload],
+                clients: int, *extra: Watcher) -> Measured:
+        cpu = CpuMeter(server, self.cluster, self.args.duration)
+        db = DbMeter(self.cluster, database)
         run = run_clients(make, clients, host="127.0.0.1", port=server.port,
                           warmup=self.args.warmup, duration=self.args.duration, stop=self.stop,
-                          watchers=[meter, *extra], keys=self.args.idempotency_keys)
-        return run, meter
+                          watchers=[cpu, db, *extra], keys=self.args.idempotency_keys)
+        return Measured(run, cpu, db)
 
-    def service_run(self, clients: int, *extra: Watcher) -> tuple[Run, CpuMeter]:
+    def service_run(self, clients: int, *extra: Watcher) -> Measured:
         seed = self.args.seed * 1000 + clients
         tables: list[PontoonTable] = []
 
@@ -186,14 +161,14 @@ class Bench:
             tables.append(PontoonTable(http, self.treasurer, index, seed + index))
             return tables[-1]
 
-        measured = self.measure(self.service, table, clients, *extra)
+        measured = self.measure(self.service, "pontoon", table, clients, *extra)
         self.mix = sum((t.mix for t in tables), Counter[str]())
         return measured
 
-    def baseline_run(self, clients: int) -> tuple[Run, CpuMeter]:
+    def baseline_run(self, clients: int) -> Measured:
         seed = self.args.seed * 1000 + clients
-        return self.measure(self.baseline, lambda http, i: EventStream(http, i, seed + i),
-                            clients)
+        return self.measure(self.baseline, "baseline",
+                            lambda http, i: EventStream(http, i, seed + i), clients)
 
     def verify(self) -> int:
         done = subprocess.run([executable("pontoon"), "verify"], env=self.service_env,
@@ -217,7 +192,8 @@ def main() -> None:
                         help="send an Idempotency-Key with every POST, to both servers "
                              "(the service then also reads and saves a receipt per command)")
     parser.add_argument("--profile", action="store_true",
-                        help="one more service window at 8 clients under py-spy")
+                        help="one more service window at 8 clients under py-spy, with "
+                             "pg_stat_statements loaded in the cluster for the whole run")
     parser.add_argument("--profile-dir", type=Path, default=ROOT / "var" / "bench-profile",
                         help="where py-spy's raw stacks go (default var/bench-profile)")
     args = parser.parse_args()
@@ -247,10 +223,9 @@ def main() -> None:
 
 
 def run(bench: Bench, args: argparse.Namespace, levels: list[int], stack: ExitStack) -> int:
-    from benchmarks.service_profile import Recording, summary
-
-    print(f"PostgreSQL {bench.cluster.version()} (throwaway cluster, fsync=off as in CI); "
-          f"pontoon serve: {bench.workers} workers × {bench.threads} threads; baseline: "
+    print(f"PostgreSQL {bench.cluster.version()} (throwaway cluster, fsync=off as in CI"
+          + (", pg_stat_statements loaded" if args.profile else "")
+          + f"); pontoon serve: {bench.workers} workers × {bench.threads} threads; baseline: "
           f"gunicorn, {bench.workers} sync workers; {args.duration:g} s measured after "
           f"{args.warmup:g} s of warm-up at each concurrency; "
           + ("an Idempotency-Key on every POST" if args.idempotency_keys
@@ -262,20 +237,17 @@ def run(bench: Bench, args: argparse.Namespace, levels: list[int], stack: ExitSt
     results: dict[int, Level] = {}
     failed = False
     for clients in levels:
-        service, service_cpu = bench.service_run(clients)
-        baseline, baseline_cpu = bench.baseline_run(clients)
-        level = results[clients] = Level(service, service_cpu, baseline, baseline_cpu)
+        level = results[clients] = Level(bench.service_run(clients),
+                                         bench.baseline_run(clients))
+        service, baseline = level.service.run, level.baseline.run
         print(f"{clients:>7}  {service.posts_per_second:>8.1f}  {service.game_per_second:>8.1f}"
               f"  {service.percentile_ms(50):>7.1f}  {service.percentile_ms(99):>7.1f}  | "
               f"{baseline.posts_per_second:>10.1f}  {baseline.percentile_ms(99):>7.1f}  | "
               f"{level.ratio:>5.3f}")
-        print(f"{'':>9}service: {service.units} deals, {service.refused} refused, "
-              f"{service.conflicts} lost races sent again, {service.errors} errors, "
-              f"{service.gets} GETs; keep-alive connections per worker "
-              f"{'+'.join(map(str, service_cpu.connections))}; cores: "
-              f"{service_cpu.text('pontoon serve')}")
-        print(f"{'':>9}baseline: {baseline.refused} refused, {baseline.errors} errors; "
-              f"cores: {baseline_cpu.text('baseline')}")
+        print(f"{'':>9}{service.units} complete deals in the window; keep-alive connections "
+              f"per service worker: {'+'.join(map(str, level.service.cpu.connections))}")
+        print(f"{'':>9}{level.service.details('pontoon serve')}")
+        print(f"{'':>9}{level.baseline.details('baseline')}")
         for problem in service.problems + baseline.problems:
             print(f"{'':>9}! {problem}")
         failed |= bool(service.errors or baseline.errors or service.refused)
@@ -284,44 +256,55 @@ def run(bench: Bench, args: argparse.Namespace, levels: list[int], stack: ExitSt
         f"{kind} {100 * n / total:.1f}%" for kind, n in bench.mix.most_common()))
     print(verdict(results))
     if args.profile:
-        recording = Recording(args.profile_dir)
-        stack.callback(recording.stop)
-
-        class Profiler:
-            def opened(self) -> None:
-                recording.start(bench.service.workers(), args.duration)
-
-            def closed(self) -> None:
-                recording.wait()
-
-        profiled, _ = bench.service_run(AIM_CLIENTS, Profiler())
-        print(f"profile at {AIM_CLIENTS} clients, py-spy on {len(recording.pids)} workers for "
-              f"{recording.seconds} s ({profiled.posts_per_second:.1f} POST/s, p99 "
-              f"{profiled.percentile_ms(99):.1f} ms while sampled):")
-        for line in summary(recording):
-            print("  " + line)
+        profile(bench, args, stack)
     if bench.verify():
         failed = True
     return 1 if failed else 0
+
+
+def profile(bench: Bench, args: argparse.Namespace, stack: ExitStack) -> None:
+    """One more service window at 8 clients, py-spy on the workers, statements counted."""
+    from benchmarks.service_profile import Recording, summary
+
+    recording = Recording(args.profile_dir)
+    stack.callback(recording.stop)
+    statements = StatementsMeter(bench.cluster, "pontoon")
+
+    class Profiler:
+        def opened(self) -> None:
+            recording.start(bench.service.workers(), args.duration)
+
+        def closed(self) -> None:
+            recording.wait()
+
+    profiled = bench.service_run(AIM_CLIENTS, statements, Profiler())
+    run = profiled.run
+    print(f"profile at {AIM_CLIENTS} clients, py-spy on {len(recording.pids)} workers for "
+          f"{recording.seconds} s ({run.posts_per_second:.1f} POST/s, p99 "
+          f"{run.percentile_ms(99):.1f} ms while sampled; connections per worker "
+          f"{'+'.join(map(str, profiled.cpu.connections))}):")
+    for line in statements.lines(run.posts) + summary(recording):
+        print("  " + line)
 
 
 def verdict(results: dict[int, Level]) -> str:
     """One line on issue 11's P1: the ratio and p99 at 8 clients, and flatness with scale."""
     at = AIM_CLIENTS if AIM_CLIENTS in results else min(results, key=lambda n: abs(n - 8))
     level = results[at]
-    p99 = level.service.percentile_ms(99)
+    service, baseline = level.service.run, level.baseline.run
+    p99 = service.percentile_ms(99)
     if level.ratio >= AIM_RATIO and p99 < AIM_P99_MS:
         word = "MET"
     elif level.ratio >= FLOOR_RATIO and p99 < AIM_P99_MS:
         word = "met at the floor only"
     else:
         word = "NOT MET"
-    scale = ", ".join(f"{n}: {results[n].service.posts_per_second:.0f}" for n in sorted(results))
+    rates = {n: results[n].service.run.posts_per_second for n in sorted(results)}
+    scale = ", ".join(f"{n}: {rate:.0f}" for n, rate in rates.items())
     low, high = min(results), max(results)
-    flat = (results[high].service.posts_per_second
-            / max(results[low].service.posts_per_second, 1e-9))
-    return (f"P1 {word}: at {at} clients every POST {level.service.posts_per_second:.0f}/s = "
-            f"{level.ratio:.3f} × the baseline's {level.baseline.posts_per_second:.0f}/s (aim "
+    flat = rates[high] / max(rates[low], 1e-9)
+    return (f"P1 {word}: at {at} clients every POST {service.posts_per_second:.0f}/s = "
+            f"{level.ratio:.3f} × the baseline's {baseline.posts_per_second:.0f}/s (aim "
             f"≥ {AIM_RATIO}, at least {FLOOR_RATIO}), p99 {p99:.0f} ms (aim < {AIM_P99_MS:.0f}"
             f"); flat with scale, POST/s by clients: {scale} ({high} vs {low}: {flat:.2f}×)")
 

@@ -63,10 +63,13 @@ class Cluster:
             raise SystemExit(f"{' '.join(argv[:2])} failed:\n{done.stdout}{done.stderr}"
                              + (log.read_text() if log.exists() else ""))
 
-    def start(self) -> None:
+    def start(self, *, statements: bool = False) -> None:
+        """`statements`: load pg_stat_statements (counts every statement, for --profile)."""
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres")
         options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
                    "-c fsync=off -c max_connections=300")
+        if statements:
+            options += " -c shared_preload_libraries=pg_stat_statements"
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "server.log"),
                   "-w", "-o", options, "start")
 
