@@ -127,15 +127,17 @@ class StatementsMeter:
                 "JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = %s "
                 "ORDER BY calls DESC", (self.database,)).fetchall()
 
-    def lines(self, requests: int, top: int = 8) -> list[str]:
+    def lines(self, requests: int, top: int = 12) -> list[str]:
+        """Statements a POST, most called first, with the time each took in the server
+        (a lock waited for included: `LOCK TABLE` is the event store's write lock)."""
         if not self.rows or not requests:
             return ["statements: none recorded"]
         calls = sum(int(r[0]) for r in self.rows)
         time_ms = sum(float(r[1]) for r in self.rows)
-        out = [f"statements: {calls / requests:.1f} a POST, {time_ms / requests:.2f} ms of "
-               "execution in the server a POST; most called:"]
+        out = [f"statements: {calls / requests:.1f} a POST, {time_ms / requests:.2f} ms a POST "
+               "in the server; by statement: calls a POST, ms a call, ms a POST:"]
         for count, spent, query in self.rows[:top]:
             text = " ".join(str(query).split())
-            out.append(f"  {count / requests:5.2f}/POST {float(spent) / max(count, 1):6.3f} ms  "
-                       f"{text[:110]}")
+            out.append(f"  {count / requests:5.2f} {float(spent) / max(count, 1):7.3f} "
+                       f"{float(spent) / requests:7.3f}  {text[:100]}")
         return out
