@@ -128,14 +128,18 @@ class StatementsMeter:
                 "ORDER BY calls DESC", (self.database,)).fetchall()
 
     def lines(self, requests: int, top: int = 12) -> list[str]:
-        """Statements a POST, most called first, with the time each took in the server
-        (a lock waited for included: `LOCK TABLE` is the event store's write lock)."""
+        """Statements a POST, most called first, with the time each took in the server.
+
+        Not listed: the statements eventsourcing pipelines before each INSERT of events
+        (`SET LOCAL lock_timeout`, `LOCK TABLE ... IN EXCLUSIVE MODE`, `NOTIFY`), which
+        pg_stat_statements was not seen to count."""
         if not self.rows or not requests:
             return ["statements: none recorded"]
         calls = sum(int(r[0]) for r in self.rows)
         time_ms = sum(float(r[1]) for r in self.rows)
-        out = [f"statements: {calls / requests:.1f} a POST, {time_ms / requests:.2f} ms a POST "
-               "in the server; by statement: calls a POST, ms a call, ms a POST:"]
+        out = [f"statements: {calls / requests:.1f} a POST (and the event store's LOCK TABLE, "
+               f"SET LOCAL and NOTIFY with each INSERT), {time_ms / requests:.2f} ms a POST in "
+               "the server; by statement: calls a POST, ms a call, ms a POST:"]
         for count, spent, query in self.rows[:top]:
             text = " ".join(str(query).split())
             out.append(f"  {count / requests:5.2f} {float(spent) / max(count, 1):7.3f} "
