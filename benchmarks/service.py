@@ -49,7 +49,7 @@ sys.path.insert(0, str(_HERE.parent))
 
 from benchmarks.service_client import Http, Run, Watcher, Workload, run_clients  # noqa: E402
 from benchmarks.service_meters import CpuMeter, DbMeter, StatementsMeter  # noqa: E402
-from benchmarks.service_processes import Cluster, Server, free_port  # noqa: E402
+from benchmarks.service_processes import Cluster, Server, free_port, postgres_bin  # noqa: E402
 from benchmarks.service_workloads import EventStream, PontoonTable  # noqa: E402
 from benchmarks.stores import machine  # noqa: E402
 
@@ -109,7 +109,7 @@ class Bench:
         self.workers, self.threads = serve_defaults()
         self.folder = Path(tempfile.mkdtemp(prefix="pontoon-bench."))
         stack.callback(shutil.rmtree, self.folder, ignore_errors=True)
-        self.cluster = Cluster()
+        self.cluster = Cluster(args.postgres_bin)
         stack.callback(self.cluster.stop)
         self.cluster.start(statements=args.profile)
         for database in ("pontoon", "baseline"):
@@ -200,6 +200,11 @@ def main() -> None:
     levels = [int(n) for n in args.clients.split(",") if n.strip()]
     if not levels or min(levels) < 1:
         parser.error("--clients takes positive numbers, e.g. 1,8,32")
+    args.postgres_bin = postgres_bin()
+    if args.postgres_bin is None:
+        print("service benchmark: SKIPPED (no PostgreSQL binaries under "
+              "/usr/lib/postgresql/*/bin: apt-get install postgresql)")
+        return
 
     def interrupted(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
