@@ -10,7 +10,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $(STAMP)
 
 # The service on the embedded SQLite store at 127.0.0.1:8000, with a local treasurer token
@@ -38,6 +38,7 @@ bench: install
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/history.py
 	$(BIN)/python benchmarks/projections.py
+	$(BIN)/python benchmarks/service.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
