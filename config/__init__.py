@@ -9,6 +9,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 DEFAULT_DATABASE_URL = "sqlite:///var/pontoon.sqlite3"
+# The event store's recorders that keep the log's hash chains (named, not imported: config
+# imports nothing of the project).
+SQLITE_RECORDER = "application.chain:SQLiteChainRecorder"
+POSTGRES_RECORDER = "application.chain:PostgresChainRecorder"
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ class Settings:
         if self.store == "sqlite":
             return {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
                     "SQLITE_DBNAME": str(self.sqlite_path), "SQLITE_LOCK_TIMEOUT": "10",
-                    "CREATE_TABLE": create}
+                    "APPLICATION_RECORDER_TOPIC": SQLITE_RECORDER, "CREATE_TABLE": create}
         parts = urlsplit(self.database_url)
         return {"PERSISTENCE_MODULE": "eventsourcing.postgres",
                 "POSTGRES_DBNAME": parts.path.lstrip("/"),
@@ -99,7 +103,7 @@ class Settings:
                 "POSTGRES_MAX_OVERFLOW": str(self.pool_overflow),
                 "POSTGRES_LOCK_TIMEOUT": "5",
                 "POSTGRES_SCHEMA": _query(parts.query).get("schema", "public"),
-                "CREATE_TABLE": create}
+                "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER, "CREATE_TABLE": create}
 
 
 def _query(query: str) -> dict[str, str]:
