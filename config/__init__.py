@@ -27,6 +27,8 @@ class Settings:
     # auto: in the service process with SQLite, a process of their own with PostgreSQL
     # (`pontoon projections run`); in-process; off.
     projections: str = "auto"
+    # Failed authentications a client address may make in a moving window (api/limits.py).
+    auth_failure_limit: str = "20 per minute"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -40,6 +42,7 @@ class Settings:
             pool_size=int(env.get("PONTOON_POOL_SIZE", "5")),
             pool_overflow=int(env.get("PONTOON_POOL_OVERFLOW", "10")),
             projections=env.get("PONTOON_PROJECTIONS", "auto"),
+            auth_failure_limit=env.get("PONTOON_AUTH_FAILURE_LIMIT", "20 per minute"),
         )
 
     @property

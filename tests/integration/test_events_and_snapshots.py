@@ -77,6 +77,7 @@ PINNED_TOPICS = [
     "domain.aggregates:Receipt.Recorded",
     "domain.aggregates:Receipt.PositionNoted",
     "domain.aggregates:Token.Issued",
+    "domain.aggregates:Token.Revoked",
     "domain.aggregates:Dispute.Raised",
     "domain.aggregates:Dispute.Resolved",
 ]

@@ -1,0 +1,50 @@
+"""Failed authentication is rate limited per client address (API.md, Tokens): after
+`Settings.auth_failure_limit` answers of 401 from one address in a moving window, its
+requests are answered 429 with `Retry-After` until the window frees up.
+
+Only failures count, so successful requests are never limited or slowed (a check against
+in-memory counters). A request whose token this worker has already seen valid goes through
+even from a blocked address (a club's shared network address must not lock out its
+treasurer); a token not yet seen valid from a blocked address waits like a guess would.
+The counters are in each worker's memory (flask-limiter `memory://`): with N workers an
+address gets up to N times the limit, and a restart forgets them. Behind a reverse proxy,
+the proxy's address is the client's unless the app is told to trust X-Forwarded-For.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Flask, Response, request
+from flask_limiter import Limiter
+from flask_limiter.errors import RateLimitExceeded
+from flask_limiter.util import get_remote_address
+
+from api.errors import problem
+from api.web.pages.session import COOKIE
+
+
+def limit_failed_authentication(app: Flask, limit: str) -> Limiter:
+    services = app.extensions["pontoon"]
+
+    def known_valid() -> bool:
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        token = token.strip() if scheme.lower() == "bearer" else \
+            request.cookies.get(COOKIE, "")
+        return bool(token) and services.known_valid(token)
+
+    limiter = Limiter(get_remote_address, app=app, storage_uri="memory://",
+                      strategy="moving-window", application_limits=[limit],
+                      application_limits_deduct_when=lambda response:
+                      response.status_code == 401,
+                      application_limits_exempt_when=known_valid)
+
+    @app.errorhandler(RateLimitExceeded)
+    def too_many(error: RateLimitExceeded) -> Response:
+        current = limiter.current_limit
+        wait = max(1, int(current.reset_at - time.time())) if current else 60
+        return problem(429, f"too many failed authentications from this address "
+                            f"({error.description}); try again in {wait} s",
+                       headers={"Retry-After": str(wait)})
+
+    return limiter
