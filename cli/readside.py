@@ -146,16 +146,21 @@ def checkpoint() -> None:
               help="CSV file to write (default: standard output).")
 def export(kind: str, start: object, end: object, output: str) -> None:
     """CSV for treasurers: statements, balances or kitty history for a period."""
+    from application.chain import checkpoint
     from projections.export import write_csv
 
     settings, ledger, runner = open_projections()
     try:
         runner.catch_up()
+        sealed = checkpoint(ledger)
+        seal = str(sealed) if sealed is not None else None
         if output == "-":
-            rows = write_csv(runner.store, kind, start, end, sys.stdout)  # type: ignore[arg-type]
+            rows = write_csv(runner.store, kind, start, end, sys.stdout,  # type: ignore[arg-type]
+                             seal)
         else:
             with open(output, "w", encoding="utf-8", newline="") as handle:
-                rows = write_csv(runner.store, kind, start, end, handle)  # type: ignore[arg-type]
+                rows = write_csv(runner.store, kind, start, end, handle,  # type: ignore[arg-type]
+                                 seal)
     finally:
         ledger.close()
     if output != "-":

@@ -154,3 +154,18 @@ def test_repeated_failed_authentication_is_429_with_retry_after(store_settings: 
         problem(client.get("/v1/events"), 429)  # no token at all: limited too
     finally:
         limited.extensions["pontoon"].close()
+
+
+def test_the_balances_page_shows_the_latest_checkpoint(club: Club, app: Any) -> None:
+    """R11.4: the treasurer's balances page shows the checkpoint sealing the log, to keep
+    outside the database."""
+    club.player("Pat", chips=10)
+    browser = app.test_client()
+    browser.post("/web/sign-in", data={"token": TREASURER_TOKEN})
+
+    html = browser.get("/web/balances").get_data(as_text=True)
+
+    sealed = app.extensions["pontoon"].ledger.recorder.checkpoint()
+    assert sealed is not None and sealed.position == club.head()
+    assert f"Checkpoint: <code>{sealed}</code>" in html
+    assert "keep a copy outside the database" in html

@@ -128,3 +128,16 @@ def test_a_malformed_checkpoint_is_refused_as_a_usage_error(
 
     assert refused.returncode == 2
     assert "POSITION HASH" in refused.stderr or "not hex" in refused.stderr
+
+
+def test_an_export_ends_with_the_checkpoint_of_the_log(store_settings: Settings,
+                                                       ledger: Ledger, tmp_path: Path) -> None:
+    """R11.4: `pontoon export` writes a last row `# checkpoint: POSITION HASH`, the log as
+    sealed when the export was made."""
+    play_session(ledger)
+
+    exported = pontoon(store_settings, "export", "--kind", "balances", cwd=tmp_path)
+
+    assert exported.returncode == 0, exported.stderr
+    last = exported.stdout.strip().splitlines()[-1]
+    assert last == f"# checkpoint: {ledger.recorder.checkpoint()}"
