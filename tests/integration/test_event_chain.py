@@ -14,8 +14,9 @@ from yoyo import get_backend, read_migrations
 from application import Ledger
 from application.store import MIGRATIONS, _yoyo_url, build_ledger, migrate
 from config import Settings
+from domain.aggregates import Account
 from projections.verify import verify
-from tests.integration.ledger_views import race
+from tests.integration.ledger_views import notifications, race, topic
 from tests.integration.projection_session import play_session, pontoon
 from tests.integration.tampering import delete_event, fetch
 
@@ -141,3 +142,20 @@ def test_an_export_ends_with_the_checkpoint_of_the_log(store_settings: Settings,
     assert exported.returncode == 0, exported.stderr
     last = exported.stdout.strip().splitlines()[-1]
     assert last == f"# checkpoint: {ledger.recorder.checkpoint()}"
+
+
+def test_a_store_after_every_scenario_verifies_whole(ledger: Ledger) -> None:
+    """R11.4: every public scenario (splits, shoot rounds, busts, bank changes) played on
+    one store leaves both chains whole and every check passing."""
+    from tests.integration.ledger_club import LedgerClub
+    from tests.scenarios.runner import load, play, scenario_files
+
+    for path in scenario_files():
+        play(load(path), LedgerClub(ledger))
+    for account in notifications(ledger, topics=[topic(Account.Opened)])[:3]:
+        ledger.take_snapshot(account.originator_id)
+
+    report = verify(ledger)
+
+    assert report.ok, report.failures
+    assert report.chained and report.snapshots == 3 and report.deals >= len(scenario_files())
