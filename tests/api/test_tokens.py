@@ -136,8 +136,9 @@ def test_only_the_treasurer_lists_and_revokes_and_an_unknown_id_is_404(club: Clu
 
 
 def test_repeated_failed_authentication_is_429_with_retry_after(store_settings: Any) -> None:
-    """API.md: failed authentication from one address is limited (429 with Retry-After);
-    a token already in use from that address still works, and a success never counts."""
+    """API.md: failed authentication from one address is limited (429 with Retry-After),
+    guesses at the sign-in page included; a token already in use from that address still
+    works, a success never counts, and requests with no credentials are never limited."""
     limited = create_app(replace(store_settings, treasurer_token=TREASURER_TOKEN,
                                  projections="off", auth_failure_limit="5 per minute"))
     try:
@@ -151,7 +152,9 @@ def test_repeated_failed_authentication_is_429_with_retry_after(store_settings: 
         assert 1 <= int(answers[-1].headers["Retry-After"]) <= 60
         problem(answers[-1], 429)
         ok(client.get("/v1/events", headers=treasurer))
-        problem(client.get("/v1/events"), 429)  # no token at all: limited too
+        problem(client.get("/v1/events"), 401)  # no credentials: nothing guessed
+        ok(client.get("/v1/health"))  # public answers are never limited
+        assert client.post("/web/sign-in", data={"token": "pt_a_guess"}).status_code == 429
     finally:
         limited.extensions["pontoon"].close()
 
