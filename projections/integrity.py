@@ -69,7 +69,7 @@ class Chain:
             self.fail(f"{where}: the aggregate's {missing} missing (deleted) "
                       f"{NOTHING_CHANGED}")
         replayed = event_hash(replayed_before, note.originator_id, note.originator_version,
-                              note.topic, note.state)
+                              note.topic, _raw(note.state))
         self.replayed_log = log_hash(self.replayed_log, note.id, replayed)
         if row is None:
             self.fail(f"{where}: the event has no recorded hash (inserted by hand, or its "
@@ -91,7 +91,7 @@ class Chain:
         # once, at its own version, however many events follow it.
         linked = replayed if stored_before == replayed_before else event_hash(
             stored_before, note.originator_id, note.originator_version, note.topic,
-            note.state)
+            _raw(note.state))
         if (row.originator_id, row.originator_version) != (note.originator_id,
                                                            note.originator_version):
             self._broken(f"{where}: its recorded hash belongs to {row.originator_id} version "
@@ -192,6 +192,11 @@ class Snapshots:
                 self.fail(f"the snapshot of aggregate {stored.originator_id} at version "
                           f"{stored.originator_version} is beyond its last recorded event: "
                           f"its events were deleted {NOTHING_CHANGED}")
+
+
+def _raw(state: Any) -> bytes:
+    """The stored bytes; SQLite hands back text when an intruder stored text instead."""
+    return state if isinstance(state, bytes) else str(state).encode("utf-8")
 
 
 def _short(value: Any) -> str:

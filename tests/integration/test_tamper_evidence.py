@@ -153,6 +153,16 @@ def revealed_seed(club: Club) -> list[tuple[UUID, int]]:
     return [(event.originator_id, event.originator_version)]
 
 
+def unreadable_state(club: Club) -> list[tuple[UUID, int]]:
+    """An event's bytes replaced by something that is not an event at all: verify names it
+    and goes on checking the rest."""
+    event = club.event(DealAggregate.DealSettled, UUID(club.session.deals[0]))
+    execute(club.settings, "UPDATE {events} SET state = %s WHERE originator_id = %s AND "
+            "originator_version = %s", (b"\x00not json", event.originator_id,
+                                        event.originator_version))
+    return [(event.originator_id, event.originator_version)]
+
+
 TAMPERS: dict[str, Tamper] = {
     "a token's role changed from operator to treasurer": token_role_raised,
     "a player's latest snapshot balance set to 1,000,000": snapshot_balance_raised,
@@ -164,6 +174,7 @@ TAMPERS: dict[str, Tamper] = {
     "an account entry's rule": entry_field("rule", "R9.9"),
     "an account entry's reason": entry_field("reason", "a gift from the treasurer"),
     "a revealed seed": revealed_seed,
+    "an event's bytes replaced by garbage": unreadable_state,
 }
 
 
