@@ -13,8 +13,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $(STAMP)
 
-# The service on the embedded SQLite store at 127.0.0.1:8000, with a local treasurer token
-# printed (or PONTOON_TREASURER_TOKEN when set).
+# The service on the embedded SQLite store at 127.0.0.1:8000, with the local treasurer token
+# printed (or PONTOON_TREASURER_TOKEN when set): made once, kept in var/treasurer-token
+# (mode 0600) and reused by every start until it is revoked.
 run: install
 	$(BIN)/pontoon serve --migrate --print-treasurer-token
 

@@ -32,9 +32,9 @@ def principal() -> Principal:
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("send Authorization: Bearer <token>")
     services = current_app.extensions["pontoon"]
-    found = services.principal(token.strip())
-    if found is None:
-        raise Unauthorized("this token is not known to the ledger")
+    found = services.authenticate(token.strip())
+    if isinstance(found, str):
+        raise Unauthorized(found)
     g.principal = found
     return found
 

@@ -51,9 +51,11 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
             responses = operation.setdefault("responses", {})
             if path == "/v1/health":
                 operation["security"] = []
+                responses.setdefault(429, http.HTTPStatus(429).name)  # a wrong token sent
                 continue
-            codes = [400, 401, 403, 404] + ([409, 422] if method != "get" else [])
-            if path and path.startswith("/v1/") and method == "get" and _PROJECTED(path):
+            codes = [400, 401, 403, 404, 429] + ([409, 422] if method != "get" else [])
+            if path and path.startswith("/v1/") and _PROJECTED(path) and (
+                    method == "get" or path.startswith("/v1/tokens/")):
                 codes += [409, 503]  # min_position beyond the log; read models lagging
             for code in codes:
                 responses.setdefault(code, http.HTTPStatus(code).name)
@@ -62,4 +64,4 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
 def _PROJECTED(path: str) -> bool:  # noqa: N802
     """Reads that wait for a projection (min_position) may answer 503 if it lags."""
     return any(part in path for part in ("statement", "balance", "kitty-history", "audit",
-                                        "disputes", "events"))
+                                        "disputes", "events", "tokens"))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from uuid import UUID
 
 from api.auth import Principal
 from application import Ledger
@@ -24,7 +27,7 @@ class Services:
         self.ledger = ledger or build_ledger(settings)
         self.store = read_store(self.ledger, settings)
         self.projections = Projections(self.ledger, self.store) if self.store else None
-        self._principals: dict[str, Principal] = {}
+        self._principals: dict[str, _Cached] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         if settings.treasurer_token:
@@ -64,17 +67,52 @@ class Services:
                 self.ledger.create_token("treasurer", token=token)
 
     def principal(self, token: str) -> Principal | None:
-        """Tokens never change once issued, so a found principal is cached."""
+        """Who holds `token`, if it is known, not revoked and not expired."""
+        found = self.authenticate(token)
+        return found if isinstance(found, Principal) else None
+
+    def authenticate(self, token: str) -> Principal | str:
+        """The token's principal, or why it is refused.
+
+        A principal is cached per token with its token's version; every request checks in
+        one indexed read that the version has not moved (a revocation in any worker or on any
+        host), so a revoked token is refused at once everywhere.
+        """
         cached = self._principals.get(token)
-        if cached is not None:
-            return cached
+        if cached is None or self.ledger.token_changed(cached.key, cached.version):
+            cached = self._load(token)
+            if cached is None:
+                return "this token is not known to the ledger"
+        if cached.revoked:
+            return "this token was revoked"
+        if cached.expires_at is not None and datetime.now(UTC) >= cached.expires_at:
+            return "this token has expired"
+        return cached.principal
+
+    def known_valid(self, token: str) -> bool:
+        """Seen valid by this worker already (no store read): the failed-authentication
+        limit lets such a token through from a client address it blocks."""
+        cached = self._principals.get(token)
+        return cached is not None and not cached.revoked
+
+    def _load(self, token: str) -> _Cached | None:
         found = self.ledger.principal(token)
         if found is None:
             return None
         who = Principal(f"player:{found.player_id}" if found.role == "player"
                         else f"{found.role}:{found.principal_id}", found.role, found.player_id)
+        cached = _Cached(who, found.id, found.version, found.revoked, found.expires_at)
         with self._lock:
             if len(self._principals) > 10_000:
                 self._principals.clear()
-            self._principals[token] = who
-        return who
+            self._principals[token] = cached
+        return cached
+
+
+@dataclass(frozen=True)
+class _Cached:
+    principal: Principal
+    key: UUID  # the token aggregate's id
+    version: int
+    revoked: bool
+    expires_at: datetime | None

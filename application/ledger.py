@@ -1,7 +1,7 @@
 """The ledger application: one method per command of API.md; load, decide, save once.
 
-Players and chips, tokens, tables and deals are here; disputes in application_disputes.py;
-loading, posting and the retried, idempotent running of a command in application_base.py.
+Players and chips, tables and deals are here; tokens in tokens.py, disputes in disputes.py;
+loading, posting and the retried, idempotent running of a command in base.py.
 """
 
 from __future__ import annotations
@@ -11,29 +11,27 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID, uuid4
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError
 
 from application.base import Decision, LedgerBase, Outcome, _hash, _postings_of
 from application.disputes import DisputeCommands
+from application.tokens import TokenCommands
 from domain.aggregates import (
     Account,
     DealAggregate,
     TableAggregate,
     Token,
     kitty_id,
-    token_id,
 )
 from domain.engine import facts as f
 from domain.engine.postings import TREASURY, Posting, check_amount, player_account
 from domain.engine.table import Table
-from domain.errors import NotAllowed
 
 __all__ = ["Ledger", "Outcome"]
 
 
-class Ledger(DisputeCommands, LedgerBase):
+class Ledger(TokenCommands, DisputeCommands, LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------
@@ -78,45 +76,6 @@ class Ledger(DisputeCommands, LedgerBase):
             return list(accounts.values()), {"posting_id": posting_id, "balance": player.balance,
                                              "player_id": player_id}
         return self._command(command, {"player_id": player_id, "amount": amount}, key, decide)
-
-    # --- tokens ------------------------------------------------------------------------
-
-    ROLES = ("treasurer", "operator", "player")
-
-    def create_token(self, role: str, *, player_id: str | None = None,
-                     token: str | None = None, key: str | None = None) -> Outcome:
-        """Issue a bearer token for a role; the answer shows the token once (API.md).
-
-        `token` adopts a token chosen outside, such as PONTOON_TREASURER_TOKEN.
-        """
-        if role not in self.ROLES:
-            raise NotAllowed(f"role must be one of {', '.join(self.ROLES)}")
-        if (role == "player") != (player_id is not None):
-            raise NotAllowed("a player token names its player, and only a player token does")
-
-        def decide() -> Decision:
-            if player_id is not None:
-                self.player_account(player_id, referenced=True)
-            secret = token or "pt_" + secrets.token_urlsafe(32)
-            answer = {"token": secret, "role": role, "player_id": player_id}
-            known = self.principal(secret) if token is not None else None
-            if known is not None:  # adopting a token already adopted changes nothing
-                if (known.role, known.player_id) != (role, player_id):
-                    raise NotAllowed("this token already belongs to another principal")
-                return [], answer
-            return [Token.issue(_hash(secret), role, player_id)], answer
-        # The receipt must not keep the secret: a repeat names the role only.
-        request = {"role": role, "player_id": player_id,
-                   "adopted": _hash(token) if token is not None else None}
-        return self._command("create_token", request, key, decide, secret=("token",))
-
-    def principal(self, token: str) -> Token | None:
-        """Who holds `token`, or None for an unknown token."""
-        try:
-            found: Any = self.repository.get(token_id(_hash(token)))
-        except AggregateNotFoundError:
-            return None
-        return found if isinstance(found, Token) else None
 
     # --- tables ------------------------------------------------------------------------
 

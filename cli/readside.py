@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 from rich.console import Console
@@ -68,31 +69,71 @@ def projections_status() -> None:
 
 
 @main.command()
-def verify() -> None:
-    """Re-check every deal, chip conservation and every shuffle commitment."""
+@click.option("--checkpoint", "sealed", default=None, metavar='"POSITION HASH"',
+              help="A checkpoint kept outside the database: the log must still extend it.")
+def verify(sealed: str | None) -> None:
+    """Re-check every deal, chip conservation, every shuffle commitment and that nothing
+    recorded was changed, inserted or deleted (the hash chains and snapshots)."""
     from application.store import build_ledger
     from config import Settings
+    from domain.integrity import Checkpoint
+    from projections.store import read_store
     from projections.verify import verify as run_verify
 
-    ledger = build_ledger(Settings.from_env())
+    try:
+        checkpoint = Checkpoint.parse(sealed) if sealed is not None else None
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--checkpoint") from None
+    settings = Settings.from_env()
+    ledger = build_ledger(settings)
     console = Console()
     try:
         with progress_bar(console, "verify") as bar:
             task = bar.add_task("verifying", total=max(ledger.recorder.max_notification_id()
                                                        or 0, 1))
             report = run_verify(ledger, lambda position, head: bar.update(
-                task, completed=position, total=max(head, 1)))
+                task, completed=position, total=max(head, 1)), checkpoint=checkpoint,
+                store=read_store(ledger, settings))
     finally:
         ledger.close()
+    _print_report(console, report, checkpoint)
+
+
+def _print_report(console: Console, report: Any, checkpoint: Any) -> None:
     console.print(f"checked {report.events} events: {report.deals} deals, "
-                  f"{report.accounts} accounts, {report.seeds} shuffles")
+                  f"{report.accounts} accounts, {report.seeds} shuffles, "
+                  f"{report.snapshots} snapshots")
     if not report.ok:
         console.print(f"[bold red]{len(report.failures)} problem(s):[/]")
         for failure in report.failures:
-            console.print(f"  - {failure}", highlight=False)
+            console.print(f"  - {failure}", highlight=False, soft_wrap=True)
         raise SystemExit(1)
     console.print("[bold green]all deals replay, chips are conserved, every seed matches "
                   "its commitment[/]")
+    if report.chained:
+        console.print("[bold green]both hash chains and every snapshot match the recorded "
+                      "events[/]" + (f"; the log extends checkpoint {checkpoint}"
+                                     if checkpoint else ""), highlight=False)
+    if report.checkpoint is not None:
+        console.print(f"checkpoint: {report.checkpoint}", highlight=False, soft_wrap=True)
+
+
+@main.command()
+def checkpoint() -> None:
+    """Print `POSITION HASH`, sealing the log up to its head: keep it outside the database
+    (after each club night), and check it later with `pontoon verify --checkpoint`."""
+    from application.chain import checkpoint as latest
+    from application.store import build_ledger
+    from config import Settings
+
+    ledger = build_ledger(Settings.from_env())
+    try:
+        sealed = latest(ledger)
+    finally:
+        ledger.close()
+    if sealed is None:
+        raise click.ClickException("the log is empty (or kept in memory): nothing to seal")
+    click.echo(str(sealed))
 
 
 @main.command()
@@ -105,16 +146,21 @@ def verify() -> None:
               help="CSV file to write (default: standard output).")
 def export(kind: str, start: object, end: object, output: str) -> None:
     """CSV for treasurers: statements, balances or kitty history for a period."""
+    from application.chain import checkpoint
     from projections.export import write_csv
 
     settings, ledger, runner = open_projections()
     try:
         runner.catch_up()
+        sealed = checkpoint(ledger)
+        seal = str(sealed) if sealed is not None else None
         if output == "-":
-            rows = write_csv(runner.store, kind, start, end, sys.stdout)  # type: ignore[arg-type]
+            rows = write_csv(runner.store, kind, start, end, sys.stdout,  # type: ignore[arg-type]
+                             seal)
         else:
             with open(output, "w", encoding="utf-8", newline="") as handle:
-                rows = write_csv(runner.store, kind, start, end, handle)  # type: ignore[arg-type]
+                rows = write_csv(runner.store, kind, start, end, handle,  # type: ignore[arg-type]
+                                 seal)
     finally:
         ledger.close()
     if output != "-":

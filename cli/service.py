@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Any
+
 import click
 from rich.console import Console
 
@@ -30,11 +34,15 @@ def migrate() -> None:
 @click.option("--projections/--no-projections", "in_process", default=None,
               help="Run the read models in the service (default: with SQLite only).")
 @click.option("--print-treasurer-token", is_flag=True,
-              help="Without PONTOON_TREASURER_TOKEN, make a treasurer token and print it.")
+              help="Without PONTOON_TREASURER_TOKEN, use (or make) the local treasurer "
+                   "token kept in --token-file, and print it.")
+@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("var/treasurer-token"), show_default=True,
+              help="Where --print-treasurer-token keeps the local token (mode 0600).")
 def serve(host: str | None, port: int | None, workers: int, threads: int,
-          run_migrations: bool, in_process: bool | None, print_treasurer_token: bool) -> None:
+          run_migrations: bool, in_process: bool | None, print_treasurer_token: bool,
+          token_file: Path) -> None:
     """Run the REST API under gunicorn."""
-    import secrets
     from dataclasses import replace
 
     from api.server import serve as run
@@ -49,8 +57,10 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
         run_migrations_now(settings)
     if print_treasurer_token:
         if settings.treasurer_token is None:
-            settings = replace(settings, treasurer_token="pt_" + secrets.token_urlsafe(32))
-            console.print(f"treasurer token (local use): [bold]{settings.treasurer_token}[/]")
+            token, made = local_treasurer_token(settings, token_file)
+            settings = replace(settings, treasurer_token=token)
+            console.print(f"treasurer token (local use, {'new, ' if made else ''}kept in "
+                          f"{token_file}): [bold]{token}[/]", soft_wrap=True)
         else:
             console.print("treasurer token: the one in PONTOON_TREASURER_TOKEN")
     console.print(f"serving the {settings.store} store at {where(settings)} on "
@@ -58,4 +68,33 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
                   f"(API docs at /docs)")
     run(settings, host=host, port=port, workers=workers, threads=threads)
 
+
+def local_treasurer_token(settings: Any, path: Path) -> tuple[str, bool]:
+    """The local treasurer token `make run` reuses across starts: read from `path`, or made
+    and written there (mode 0600) when there is none or the store refuses it (revoked or
+    expired). Returns the token and whether it is new. The service adopts it at start."""
+    import secrets
+    from datetime import UTC, datetime
+
+    from application.store import build_ledger
+
+    if path.exists():
+        token = path.read_text(encoding="utf-8").strip()
+        ledger = build_ledger(settings)
+        try:
+            known = ledger.principal(token) if token else None
+        finally:
+            ledger.close()
+        usable = bool(token) and (known is None or (
+            known.role == "treasurer" and known.valid_at(datetime.now(UTC))))
+        if usable:
+            os.chmod(path, 0o600)
+            return token, False
+        path.unlink()
+    token = "pt_" + secrets.token_urlsafe(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    return token, True
 

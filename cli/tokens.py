@@ -1,9 +1,13 @@
-"""`pontoon tokens`: bearer tokens for the REST API, from the shell."""
+"""`pontoon tokens`: bearer tokens for the REST API, from the shell: create, list, revoke."""
 
 from __future__ import annotations
 
-import click
+from datetime import datetime
 
+import click
+from rich.console import Console
+
+from cli.common import open_projections
 from cli.main import main
 
 
@@ -14,15 +18,63 @@ def tokens() -> None:
 
 @tokens.command("create")
 @click.option("--role", type=click.Choice(["treasurer", "operator"]), required=True)
-def create_token(role: str) -> None:
+@click.option("--label", default=None, help="What the token is for (shown in the list).")
+@click.option("--expires-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
+              default=None, help="When it stops working, with a zone: 2027-01-31T23:00:00+00:00.")
+def create_token(role: str, label: str | None, expires_at: datetime | None) -> None:
     """Issue a token and print it once; only its SHA-256 is stored."""
     from application.store import build_ledger
     from config import Settings
+    from domain.errors import PontoonError
 
     ledger = build_ledger(Settings.from_env())
     try:
-        click.echo(ledger.create_token(role).result["token"])
+        click.echo(ledger.create_token(role, label=label, expires_at=expires_at)
+                   .result["token"])
+    except PontoonError as error:
+        raise click.ClickException(error.message) from None
     finally:
         ledger.close()
 
 
+@tokens.command("list")
+def list_tokens() -> None:
+    """Every token issued (never the token itself): id, role, label, expiry, revoked."""
+    from rich.table import Table as RichTable
+
+    from projections.tokens import tokens as listed
+
+    _, ledger, runner = open_projections()
+    try:
+        runner.catch_up()
+        grid = RichTable("id", "role", "label", "player", "created", "expires", "revoked")
+        after = 0
+        while rows := listed(runner.store, after=after, limit=500):
+            for row in rows:
+                grid.add_row(row["id"], row["role"], row["label"] or "", row["player_id"] or "",
+                             row["created_at"][:19], (row["expires_at"] or "never")[:19],
+                             "yes" if row["revoked_at"] else "no")
+            after = rows[-1]["position"]
+        Console(width=200).print(grid)
+    finally:
+        ledger.close()
+
+
+@tokens.command("revoke")
+@click.argument("token_id")
+def revoke_token(token_id: str) -> None:
+    """Revoke the token TOKEN_ID (its id in `pontoon tokens list`): refused from now on."""
+    from uuid import UUID
+
+    from projections.tokens import token_key
+
+    _, ledger, runner = open_projections()
+    try:
+        runner.catch_up()
+        key = token_key(runner.store, token_id)
+        if key is None:
+            raise click.ClickException(f"there is no token {token_id}")
+        ledger.revoke_token(UUID(key), token_id, by="treasurer:shell")
+    finally:
+        ledger.close()
+    Console().print(f"revoked token {token_id}")

@@ -9,6 +9,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 DEFAULT_DATABASE_URL = "sqlite:///var/pontoon.sqlite3"
+# The event store's recorders that keep the log's hash chains (named, not imported: config
+# imports nothing of the project).
+SQLITE_RECORDER = "application.chain:SQLiteChainRecorder"
+POSTGRES_RECORDER = "application.chain:PostgresChainRecorder"
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,8 @@ class Settings:
     # auto: in the service process with SQLite, a process of their own with PostgreSQL
     # (`pontoon projections run`); in-process; off.
     projections: str = "auto"
+    # Failed authentications a client address may make in a moving window (api/limits.py).
+    auth_failure_limit: str = "20 per minute"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -36,6 +42,7 @@ class Settings:
             pool_size=int(env.get("PONTOON_POOL_SIZE", "5")),
             pool_overflow=int(env.get("PONTOON_POOL_OVERFLOW", "10")),
             projections=env.get("PONTOON_PROJECTIONS", "auto"),
+            auth_failure_limit=env.get("PONTOON_AUTH_FAILURE_LIMIT", "20 per minute"),
         )
 
     @property
@@ -87,7 +94,7 @@ class Settings:
         if self.store == "sqlite":
             return {"PERSISTENCE_MODULE": "eventsourcing.sqlite",
                     "SQLITE_DBNAME": str(self.sqlite_path), "SQLITE_LOCK_TIMEOUT": "10",
-                    "CREATE_TABLE": create}
+                    "APPLICATION_RECORDER_TOPIC": SQLITE_RECORDER, "CREATE_TABLE": create}
         parts = urlsplit(self.database_url)
         return {"PERSISTENCE_MODULE": "eventsourcing.postgres",
                 "POSTGRES_DBNAME": parts.path.lstrip("/"),
@@ -99,7 +106,7 @@ class Settings:
                 "POSTGRES_MAX_OVERFLOW": str(self.pool_overflow),
                 "POSTGRES_LOCK_TIMEOUT": "5",
                 "POSTGRES_SCHEMA": _query(parts.query).get("schema", "public"),
-                "CREATE_TABLE": create}
+                "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER, "CREATE_TABLE": create}
 
 
 def _query(query: str) -> dict[str, str]:

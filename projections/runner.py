@@ -26,9 +26,10 @@ from projections.disputes import DisputesModel
 from projections.statements import StatementsModel
 from projections.store import TABLES, ReadStore
 from projections.tables import TablesModel
+from projections.tokens import TokensModel
 
 MODELS: tuple[type[ReadModel], ...] = (BalancesModel, StatementsModel, AuditModel,
-                                       DisputesModel, TablesModel)
+                                       DisputesModel, TablesModel, TokensModel)
 log = logging.getLogger("pontoon.projections")
 
 Progress = Callable[[int, int], None]  # (position reached, head of the log)

@@ -20,7 +20,8 @@ from psycopg.sql import SQL, Identifier
 if TYPE_CHECKING:
     from config import Settings
 
-TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables")
+TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables",
+          "tokens")
 
 Statement = tuple[str, Sequence[Any]]
 _PLAIN_INSERT = re.compile(r"INSERT INTO (?P<table>\w+) \((?P<columns>[\w, ]+)\) VALUES "

@@ -4,7 +4,10 @@
 - chips are conserved: each account's entries chain (balance after = before + change), each
   deal's postings match the accounts' entries one for one, and all balances sum to zero;
 - every seed matches its commitment, and every deal started from the pack its table's
-  shuffles and earlier deals give, so the seed reproduces every card dealt (R1.7).
+  shuffles and earlier deals give, so the seed reproduces every card dealt (R1.7);
+- nothing recorded was changed, inserted or deleted (R11.4): both hash chains, every
+  snapshot against its events, a checkpoint kept outside the database, and the read models
+  as witnesses of deleted events (projections/integrity.py).
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from domain.aggregates import posting_id as make_posting_id
 from domain.engine import facts as f
 from domain.engine.shuffle import shuffle_pack
 from domain.engine.verification import verify_deal
+from domain.integrity import Checkpoint
 from projections.base import EventLog
+from projections.integrity import Chain, Snapshots, named, witnesses
+from projections.store import ReadStore
 
 Progress = Callable[[int, int], None]
 
@@ -30,6 +36,9 @@ class Report:
     events: int = 0
     accounts: int = 0
     seeds: int = 0
+    snapshots: int = 0
+    chained: bool = False  # the store keeps hash chains (not the in-memory store)
+    checkpoint: Checkpoint | None = None  # the log as verified, sealed
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -41,50 +50,108 @@ class Report:
             self.failures.append(message)
 
 
-def verify(ledger: EventLog, progress: Progress | None = None, page: int = 2000) -> Report:
+def verify(ledger: EventLog, progress: Progress | None = None, page: int = 2000, *,
+           checkpoint: Checkpoint | None = None, store: ReadStore | None = None) -> Report:
+    """Everything above, in one pass over the log; `checkpoint`: one kept outside the
+    database, that the log must still extend; `store`: the read models, as witnesses."""
     report = Report()
-    head = ledger.recorder.max_notification_id() or 0
-    open_deals: dict[str, list[f.Fact]] = {}
-    deal_versions: dict[str, list[int]] = {}
-    expected_packs: dict[str, list[str] | None] = {}  # table -> the next deal's pack
-    deal_packs: dict[str, Any] = {}  # deal -> the pack it must (or did) start from
-    balances: dict[str, int] = {}
-    entries: dict[str, list[tuple[str, str, int]]] = {}  # posting id -> entries seen
-    deal_postings: dict[str, tuple[str, str, int]] = {}
-    rules: dict[str, int] = {}  # table -> packs
-    start = 1
-    while start <= head:
-        notes = ledger.recorder.select_notifications(start=start, limit=page)
+    recorder = ledger.recorder
+    head = recorder.max_notification_id() or 0
+    report.chained = hasattr(recorder, "select_hashes")
+    chain = Chain(report.fail, checkpoint) if report.chained else None
+    snapshots = Snapshots(recorder.select_snapshots() if report.chained else [],
+                          ledger.mapper, report.fail)
+    state = _Replay()
+    after = 0
+    while after < head:
+        notes = recorder.select_notifications(start=after + 1, limit=page, stop=head)
         if not notes:
             break
+        if chain is not None:
+            chain.page(notes, recorder.select_hashes(after, notes[-1].id))
         for note in notes:
             report.events += 1
-            event = ledger.mapper.to_domain_event(note)
-            if isinstance(event, DealAggregate.Event | DealAggregate.DealStarted):
-                _deal_event(event, report, open_deals, deal_versions, deal_packs,
-                            deal_postings)
-            elif isinstance(event, TableAggregate.Event | TableAggregate.TableOpened):
-                _table_event(event, report, expected_packs, deal_packs, rules)
-                _carried(event, deal_postings)
-            elif isinstance(event, Account.Opened):
-                report.accounts += 1
-                balances[_account_name(event)] = 0
-            elif isinstance(event, Account.Credited | Account.Debited):
-                _entry(event, report, balances, entries)
-        start = notes[-1].id + 1
+            _check(ledger, note, report, state, snapshots)
+        after = notes[-1].id
         if progress:
-            progress(notes[-1].id, head)
-    for deal_id, history in open_deals.items():  # deals still in play replay so far
-        result = verify_deal(history)
-        if not result.replayed:
-            report.fail(f"deal {deal_id} (in play) does not replay to its recorded events: "
-                        f"{'; '.join(result.differences[:2])}")
-    _check_postings(report, deal_postings, entries)
-    escrows = sum(_escrow_balance(facts) for facts in open_deals.values())
-    total = sum(balances.values()) + escrows
-    if total != 0:
-        report.fail(f"all balances and open deals' stakes sum to {total}, not 0 (R11.1)")
+            progress(after, head)
+    if chain is not None:
+        chain.page([], _hashes_without_events(recorder, after))
+        report.checkpoint = chain.finish()
+    snapshots.finish()
+    report.snapshots = snapshots.checked
+    if store is not None:
+        witnesses(store, head, lambda: recorder.max_notification_id() or 0, report.fail)
+    state.finish(report)
     return report
+
+
+def _check(ledger: EventLog, note: Any, report: Report, state: _Replay,
+           snapshots: Snapshots) -> None:
+    """One event's domain checks; an event tampered beyond reading is named, not fatal."""
+    try:
+        event = ledger.mapper.to_domain_event(note)
+        state.event(event, report)
+    except Exception as error:  # noqa: BLE001 (verify reports; it never stops halfway)
+        report.fail(f"{named(note.topic, note.originator_id)} version "
+                    f"{note.originator_version} at position {note.id} cannot be read or "
+                    f"replayed: {type(error).__name__}: {error} (R11.4)")
+        return
+    snapshots.event(event)
+
+
+def _hashes_without_events(recorder: Any, after: int) -> list[Any]:
+    """Hash rows past the last event verified whose events do not exist (now: a running
+    service records events and their hashes together)."""
+    rows = recorder.select_hashes(after, None)
+    if not rows:
+        return []
+    present: set[int] = set()
+    start = after + 1
+    while notes := recorder.select_notifications(start=start, limit=2000,
+                                                 stop=rows[-1].position):
+        present.update(note.id for note in notes)
+        start = notes[-1].id + 1
+    return [row for row in rows if row.position not in present]
+
+
+@dataclass
+class _Replay:
+    """What the pass over the log keeps to check deals, chips and seeds."""
+
+    open_deals: dict[str, list[f.Fact]] = field(default_factory=dict)
+    deal_versions: dict[str, list[int]] = field(default_factory=dict)
+    expected_packs: dict[str, list[str] | None] = field(default_factory=dict)  # by table
+    deal_packs: dict[str, Any] = field(default_factory=dict)  # the pack a deal must start from
+    balances: dict[str, int] = field(default_factory=dict)
+    entries: dict[str, list[tuple[str, str, int]]] = field(default_factory=dict)  # by posting
+    deal_postings: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    rules: dict[str, int] = field(default_factory=dict)  # table -> packs
+
+    def event(self, event: Any, report: Report) -> None:
+        if isinstance(event, DealAggregate.Event | DealAggregate.DealStarted):
+            _deal_event(event, report, self.open_deals, self.deal_versions, self.deal_packs,
+                        self.deal_postings)
+        elif isinstance(event, TableAggregate.Event | TableAggregate.TableOpened):
+            _table_event(event, report, self.expected_packs, self.deal_packs, self.rules)
+            _carried(event, self.deal_postings)
+        elif isinstance(event, Account.Opened):
+            report.accounts += 1
+            self.balances[_account_name(event)] = 0
+        elif isinstance(event, Account.Credited | Account.Debited):
+            _entry(event, report, self.balances, self.entries)
+
+    def finish(self, report: Report) -> None:
+        for deal_id, history in self.open_deals.items():  # deals still in play replay so far
+            result = verify_deal(history)
+            if not result.replayed:
+                report.fail(f"deal {deal_id} (in play) does not replay to its recorded "
+                            f"events: {'; '.join(result.differences[:2])}")
+        _check_postings(report, self.deal_postings, self.entries)
+        escrows = sum(_escrow_balance(facts) for facts in self.open_deals.values())
+        total = sum(self.balances.values()) + escrows
+        if total != 0:
+            report.fail(f"all balances and open deals' stakes sum to {total}, not 0 (R11.1)")
 
 
 def _deal_event(event: Any, report: Report, open_deals: dict[str, list[f.Fact]],

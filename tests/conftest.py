@@ -68,6 +68,9 @@ def ledger(store_settings: Settings) -> Iterator[Ledger]:
 
 
 TREASURER_TOKEN = "pt_test_treasurer_token"
+# The shared test apps answer many unknown tokens on purpose (role matrices, fuzzing): the
+# failed-authentication limit is tested on apps of its own (tests/api/test_tokens.py).
+UNLIMITED = "1000000 per minute"
 
 
 @pytest.fixture
@@ -78,7 +81,7 @@ def app(store_settings: Settings):  # type: ignore[no-untyped-def]
     from api import create_app
 
     flask_app = create_app(replace(store_settings, treasurer_token=TREASURER_TOKEN,
-                                   projections="in-process"))
+                                   projections="in-process", auth_failure_limit=UNLIMITED))
     yield flask_app
     flask_app.extensions["pontoon"].close()
 

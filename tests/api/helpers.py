@@ -18,7 +18,7 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from tests.conftest import TREASURER_TOKEN, postgres_url
+from tests.conftest import TREASURER_TOKEN, UNLIMITED, postgres_url
 from tests.unit.conftest import stacked_pack
 
 PROBLEM = "application/problem+json"
@@ -227,7 +227,8 @@ def build_app(settings: Any) -> Any:
     if "projections" in {f.name for f in fields(settings)}:
         settings = replace(settings, projections="in-process")
     before = set(threading.enumerate())
-    app = create_app(replace(settings, treasurer_token=TREASURER_TOKEN))
+    app = create_app(replace(settings, treasurer_token=TREASURER_TOKEN,
+                             auth_failure_limit=UNLIMITED))
     app.config["pontoon.runners"] = [t for t in threading.enumerate()
                                      if t not in before and t.name == "projections"]
     return app

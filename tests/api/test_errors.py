@@ -290,7 +290,7 @@ def test_a_path_that_is_not_an_id_is_404_problem(club: Club, path: str) -> None:
 
 
 @pytest.mark.parametrize(("method", "path"), [
-    ("DELETE", "/v1/players"), ("PUT", "/v1/players/{x}"), ("GET", "/v1/tokens"),
+    ("DELETE", "/v1/players"), ("PUT", "/v1/players/{x}"), ("PUT", "/v1/tokens"),
     ("PATCH", "/v1/tables/{x}"), ("GET", "/v1/deals/{x}/actions"), ("POST", "/v1/health"),
 ])
 def test_a_method_the_path_does_not_take_is_405_problem_with_allow(

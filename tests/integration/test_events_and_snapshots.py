@@ -77,6 +77,7 @@ PINNED_TOPICS = [
     "domain.aggregates:Receipt.Recorded",
     "domain.aggregates:Receipt.PositionNoted",
     "domain.aggregates:Token.Issued",
+    "domain.aggregates:Token.Revoked",
     "domain.aggregates:Dispute.Raised",
     "domain.aggregates:Dispute.Resolved",
 ]
@@ -187,8 +188,9 @@ def test_a_version_1_token_reads_with_its_aggregate_id_as_its_principal_id(ledge
     [event] = token.collect_events()
     stored = ledger.mapper.to_stored_event(event)
     state = ledger.mapper.transcoder.decode(stored.state)
-    assert state.pop("class_version") == 2
-    del state["principal_id"]
+    assert state.pop("class_version") == 3
+    for added in ("principal_id", "label", "expires_at"):  # by versions 2 and 3
+        del state[added]
     ledger.recorder.insert_events([StoredEvent(
         originator_id=stored.originator_id, originator_version=stored.originator_version,
         topic=stored.topic, state=ledger.mapper.transcoder.encode(state))])
@@ -198,6 +200,7 @@ def test_a_version_1_token_reads_with_its_aggregate_id_as_its_principal_id(ledge
     new = ledger.principal(issued)
 
     assert old.principal_id == str(token_id("ab" * 32))
+    assert (old.label, old.expires_at, old.revoked) == (None, None, False)
     assert new is not None and new.principal_id != str(new.id)
 
 

@@ -168,7 +168,8 @@ def test_a_keyed_token_repeat_does_not_reveal_the_token_and_no_event_holds_it(le
 
     token = first.result["token"]
     assert isinstance(token, str) and token.startswith("pt_")
-    assert repeat.result == {"token": None, "role": "player", "player_id": player}
+    assert repeat.result == {"token": None, "role": "player", "player_id": player,
+                             "label": None, "expires_at": None, "id": first.result["id"]}
     assert repeat.position == first.position
     assert ledger.principal(token) is not None
     assert ledger.principal(token).player_id == player

@@ -21,6 +21,7 @@ PROJECT = ("domain", "application", "projections", "api", "cli", "config")
 ALLOWED = {
     "domain.engine": {"domain.engine", "domain.errors"},
     "domain.errors": set(),
+    "domain.integrity": set(),
     "domain.aggregates": {"domain.aggregates", "domain.engine", "domain.errors"},
     "application": {"application", "domain", "config"},
     "projections": {"projections", "domain", "config"},

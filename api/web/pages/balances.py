@@ -10,6 +10,7 @@ from werkzeug import Response
 from api.web.pages.lookups import accounts_in_words, deal_labels, ledger, read
 from api.web.pages.session import staff_page
 from api.web.pages.site import arg_int, bp, render
+from application.chain import checkpoint
 from projections.balances import balances
 from projections.statements import balance_at, statement
 
@@ -29,7 +30,7 @@ def balances_page() -> Response:
     debtors = [row for row in rows if row["kind"] == "player" and row["balance"] < 0]
     return render("balances.html", accounts=shown, total=sum(r["balance"] for r in rows),
                   debts=sum(r["balance"] for r in debtors), debtors=len(debtors),
-                  hidden=len(rows) - len(shown))
+                  hidden=len(rows) - len(shown), checkpoint=checkpoint(ledger()))
 
 
 @bp.get("/players/<uuid:player_id>")

@@ -1,0 +1,63 @@
+"""Failed authentication is rate limited per client address (API.md, Tokens): after
+`Settings.auth_failure_limit` answers of 401 from one address in a moving window, its
+requests are answered 429 with `Retry-After` until the window frees up.
+
+Only failures count, so successful requests are never limited or slowed (a check against
+in-memory counters), and requests with no credentials at all are not limited. A request
+whose token this worker has already seen valid goes through even from a blocked address (a
+club's shared network address must not lock out its treasurer); a token not yet seen valid
+from a blocked address waits like a guess would.
+The counters are in each worker's memory (flask-limiter `memory://`): with N workers an
+address gets up to N times the limit, and a restart forgets them. Behind a reverse proxy,
+the proxy's address is the client's unless the app is told to trust X-Forwarded-For.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Flask, Response, request
+from flask_limiter import Limiter
+from flask_limiter.errors import RateLimitExceeded
+from flask_limiter.util import get_remote_address
+
+from api.errors import problem
+from api.web.pages.session import COOKIE
+
+
+def limit_failed_authentication(app: Flask, limit: str) -> Limiter:
+    services = app.extensions["pontoon"]
+
+    def exempt() -> bool:
+        """Requests with no credentials cannot fail to authenticate (public pages, the
+        health check, a redirect to sign in); a token this worker knows is valid passes."""
+        token = _credentials()
+        return not token or services.known_valid(token)
+
+    limiter = Limiter(get_remote_address, app=app, storage_uri="memory://",
+                      strategy="moving-window", application_limits=[limit],
+                      application_limits_deduct_when=lambda response:
+                      response.status_code == 401,
+                      application_limits_exempt_when=exempt)
+
+    @app.errorhandler(RateLimitExceeded)
+    def too_many(error: RateLimitExceeded) -> Response:
+        current = limiter.current_limit
+        wait = max(1, int(current.reset_at - time.time())) if current else 60
+        return problem(429, f"too many failed authentications from this address "
+                            f"({error.description}); try again in {wait} s",
+                       headers={"Retry-After": str(wait)})
+
+    return limiter
+
+
+def _credentials() -> str:
+    """The token a request authenticates with: the bearer header, the pages' sign-in
+    cookie, or the token typed into the sign-in form."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    if request.endpoint == "web.sign_in" and request.method == "POST":
+        return request.form.get("token", "").strip()
+    return request.cookies.get(COOKIE, "")
+

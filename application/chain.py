@@ -1,0 +1,164 @@
+"""The event store's recorders, extended with the hash chains of domain/integrity.py.
+
+Every event is hashed in the transaction that records it, into the side table
+`event_hashes` (one row per position: the event's aggregate and version, its event hash and
+its log hash), created by migrations/0003_event_chain.py:
+
+- on PostgreSQL a trigger computes the row server-side, inside the insert that already holds
+  `LOCK TABLE ... IN EXCLUSIVE MODE` (so position order is commit order): no extra round
+  trip, and the recorder here only adds the reads `pontoon verify` needs;
+- on SQLite the recorder computes it in Python after inserting the events, in the same
+  transaction (SQLite has no SHA-256 of its own; its writes are serialised already).
+
+The application chooses these classes with APPLICATION_RECORDER_TOPIC (config/).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
+from psycopg.sql import SQL, Identifier
+
+from domain.integrity import GENESIS, Checkpoint, event_hash, log_hash
+
+HASHES = "event_hashes"
+
+
+class HashRow(NamedTuple):
+    """A row of `event_hashes`: the hashes recorded for the event at `position`."""
+
+    position: int
+    originator_id: UUID
+    originator_version: int
+    event_hash: bytes
+    log_hash: bytes
+
+
+class StoredSnapshot(NamedTuple):
+    originator_id: UUID
+    originator_version: int
+    topic: str
+    state: bytes
+
+
+class SQLiteChainRecorder(SQLiteApplicationRecorder):
+    snapshots_table = "stored_snapshots"
+
+    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
+                       **kwargs: Any) -> Sequence[int] | None:
+        positions = super()._insert_events(c, stored_events, **kwargs)
+        assert positions is not None
+        # The events are inserted first, so this transaction holds SQLite's write lock and
+        # the chain's ends read here are the latest.
+        c.execute(f"SELECT log_hash FROM {HASHES} ORDER BY notification_id DESC LIMIT 1")
+        row = c.fetchone()
+        previous_log = bytes(row[0]) if row else GENESIS
+        previous: dict[UUID, bytes] = {}
+        rows = []
+        for position, stored in zip(positions, stored_events, strict=True):
+            originator_id = UUID(str(stored.originator_id))
+            version = stored.originator_version
+            before = previous.get(originator_id)
+            if before is None:
+                before = self._event_hash_of(c, originator_id, version - 1)
+            hashed = event_hash(before, originator_id, version, stored.topic, stored.state)
+            previous_log = log_hash(previous_log, position, hashed)
+            previous[originator_id] = hashed
+            rows.append((position, originator_id.hex, version, hashed, previous_log))
+        c.executemany(f"INSERT INTO {HASHES} (notification_id, originator_id, "
+                      "originator_version, event_hash, log_hash) VALUES (?, ?, ?, ?, ?)", rows)
+        return positions
+
+    def _event_hash_of(self, c: SQLiteCursor, originator_id: UUID, version: int) -> bytes:
+        if version < 1:
+            return GENESIS
+        c.execute(f"SELECT event_hash FROM {HASHES} WHERE originator_id = ? AND "
+                  "originator_version = ?", (originator_id.hex, version))
+        row = c.fetchone()
+        # A missing predecessor can only be tampering: chain from zeros, verify names it.
+        return bytes(row[0]) if row else GENESIS
+
+    def select_hashes(self, after: int, upto: int | None, limit: int | None = None
+                      ) -> list[HashRow]:
+        """The hash rows at positions after `after` (and up to `upto`), in order."""
+        sql = (f"SELECT notification_id, originator_id, originator_version, event_hash, "
+               f"log_hash FROM {HASHES} WHERE notification_id > ?")
+        params: list[Any] = [after]
+        if upto is not None:
+            sql, params = sql + " AND notification_id <= ?", [*params, upto]
+        sql += " ORDER BY notification_id"
+        if limit is not None:
+            sql, params = sql + " LIMIT ?", [*params, limit]
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(sql, params)
+            return [HashRow(r[0], UUID(r[1]), r[2], bytes(r[3]), bytes(r[4]))
+                    for r in c.fetchall()]
+
+    def select_snapshots(self) -> list[StoredSnapshot]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT originator_id, originator_version, topic, state FROM "
+                      f"{self.snapshots_table} ORDER BY originator_id, originator_version")
+            return [StoredSnapshot(UUID(r[0]), r[1], r[2], bytes(r[3])) for r in c.fetchall()]
+
+    def checkpoint(self) -> Checkpoint | None:
+        """The last recorded log hash: the head of the log, sealed."""
+        last = self._last_hashes()
+        return Checkpoint(last[0], last[1].hex()) if last else None
+
+    def _last_hashes(self) -> tuple[int, bytes] | None:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT notification_id, log_hash FROM {HASHES} "
+                      "ORDER BY notification_id DESC LIMIT 1")
+            row = c.fetchone()
+            return (row[0], bytes(row[1])) if row else None
+
+
+class PostgresChainRecorder(PostgresApplicationRecorder):
+    """Writes as the library does (the trigger hashes); reads the chain for verify."""
+
+    def _table(self, name: str) -> Any:
+        return SQL("{}.{}").format(Identifier(self.datastore.schema), Identifier(name))
+
+    def _rows(self, query: Any, params: Sequence[Any]) -> list[Any]:
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(query, params)
+            return list(curs.fetchall())
+
+    def select_hashes(self, after: int, upto: int | None, limit: int | None = None
+                      ) -> list[HashRow]:
+        query = SQL("SELECT notification_id, originator_id, originator_version, event_hash, "
+                    "log_hash FROM {} WHERE notification_id > %s").format(self._table(HASHES))
+        params: list[Any] = [after]
+        if upto is not None:
+            query, params = query + SQL(" AND notification_id <= %s"), [*params, upto]
+        query += SQL(" ORDER BY notification_id")
+        if limit is not None:
+            query, params = query + SQL(" LIMIT %s"), [*params, limit]
+        return [HashRow(r["notification_id"], r["originator_id"], r["originator_version"],
+                        bytes(r["event_hash"]), bytes(r["log_hash"]))
+                for r in self._rows(query, params)]
+
+    def select_snapshots(self) -> list[StoredSnapshot]:
+        table = self.events_table_name.removesuffix("_events") + "_snapshots"
+        query = SQL("SELECT originator_id, originator_version, topic, state FROM {} "
+                    "ORDER BY originator_id, originator_version").format(self._table(table))
+        return [StoredSnapshot(r["originator_id"], r["originator_version"], r["topic"],
+                               bytes(r["state"])) for r in self._rows(query, ())]
+
+    def checkpoint(self) -> Checkpoint | None:
+        query = SQL("SELECT notification_id, log_hash FROM {} ORDER BY notification_id DESC "
+                    "LIMIT 1").format(self._table(HASHES))
+        rows = self._rows(query, ())
+        return Checkpoint(rows[0]["notification_id"], bytes(rows[0]["log_hash"]).hex()) \
+            if rows else None
+
+
+def checkpoint(ledger: Any) -> Checkpoint | None:
+    """The ledger's latest checkpoint, or None (an empty log, or the in-memory store)."""
+    reader = getattr(ledger.recorder, "checkpoint", None)
+    return reader() if reader is not None else None
