@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables")
 
 Statement = tuple[str, Sequence[Any]]
+# What a text column cannot hold on one store or the other: NUL (PostgreSQL) and lone
+# surrogates (not encodable as UTF-8). The API refuses both; an event recorded before it did
+# must still not stop a read model, so such a character is shown as U+FFFD instead.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _PLAIN_INSERT = re.compile(r"INSERT INTO (?P<table>\w+) \((?P<columns>[\w, ]+)\) VALUES "
                            r"\([%s, ]+\)$")
 
@@ -96,7 +100,7 @@ class _Rows:
                 if sql is not None:
                     self._execute_run(cursor, sql, run)
                 sql, run = next_sql, []
-            run.append(params)
+            run.append(storable(params))
 
     def _execute_run(self, cursor: Any, sql: str, run: list[Sequence[Any]]) -> None:
         if len(run) == 1:
@@ -118,6 +122,14 @@ class _Rows:
             for name in application_names:
                 cursor.execute(self._sql("DELETE FROM tracking WHERE application_name = %s"),
                                (name,))
+
+
+def storable(params: Sequence[Any]) -> Sequence[Any]:
+    """The parameters with every text made storable on both databases (see _UNSTORABLE)."""
+    if not any(isinstance(value, str) and _UNSTORABLE.search(value) for value in params):
+        return params
+    return tuple(_UNSTORABLE.sub("\ufffd", value) if isinstance(value, str) else value
+                 for value in params)
 
 
 class SQLiteReadStore(_Rows, SQLiteTrackingRecorder):
