@@ -130,7 +130,8 @@ def audit(store: ReadStore, deal_id: str, *, names: dict[str, str]) -> dict[str,
     }
 
 
-_DISPUTE_KEYS = ("status", "reason", "decision", "note", "allow_debt", "corrections")
+_DISPUTE_KEYS = ("status", "reason", "decision", "note", "allow_debt", "corrections",
+                 "raised_by", "raised_at", "resolved_at")
 
 
 def _net(deal_id: str, postings: list[dict[str, Any]], disputes: list[dict[str, Any]]

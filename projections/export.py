@@ -37,9 +37,9 @@ def write_csv(store: ReadStore, kind: str, start: datetime, end: datetime,
     fair = fair_shuffles(store)
     for entry in entries:
         table_id = entry["table_id"] or _table_of(store, entry["deal_id"])  # corrections
-        dealt = entry["deal_id"] and table_id in fair
-        writer.writerow([*(entry[c] for c in columns),
-                         str(fair[table_id]).lower() if dealt else ""])
+        shown = "" if not entry["deal_id"] or table_id not in fair else \
+            str(fair[table_id]).lower()
+        writer.writerow([*(entry[c] for c in columns), shown])
     return len(entries)
 
 

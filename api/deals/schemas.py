@@ -117,6 +117,9 @@ class AuditDisputeSchema(Schema):
     allow_debt = fields.Boolean(allow_none=True)
     corrections = fields.List(fields.Nested(AuditPostingSchema), required=True, metadata={
         "description": "the correcting postings of its resolution (R11.4)"})
+    raised_by = fields.String(required=True)
+    raised_at = fields.String(required=True)
+    resolved_at = fields.String(allow_none=True)
 
 
 class AuditSchema(Schema):
