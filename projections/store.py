@@ -126,8 +126,9 @@ class _Rows:
 
 def storable(params: Sequence[Any]) -> Sequence[Any]:
     """The parameters with every text made storable on both databases (see _UNSTORABLE)."""
-    if not any(isinstance(value, str) and _UNSTORABLE.search(value) for value in params):
-        return params
+    texts = "".join([value for value in params if type(value) is str])
+    if "\x00" not in texts and (texts.isascii() or not _UNSTORABLE.search(texts)):
+        return params  # nearly always: one pass in C over the row's texts
     return tuple(_UNSTORABLE.sub("\ufffd", value) if isinstance(value, str) else value
                  for value in params)
 
