@@ -73,6 +73,8 @@ class Parser(FlaskParser):
         data = req.get_data(cache=True)
         try:
             return loads(data)
+        except RecursionError:  # not expected below DEPTH_MAX; never a 500 all the same
+            abort(400, messages={"json": ["JSON nests too deeply"]})
         except UnicodeDecodeError as error:
             raise json.JSONDecodeError(f"the body is not UTF-8: {error.reason}",
                                        doc=data.decode("utf-8", "replace"),

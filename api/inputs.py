@@ -84,11 +84,12 @@ class Whole(fields.Integer):
 
     def __init__(self, *, minimum: int | None = None, maximum: int, **options: Any) -> None:
         super().__init__(strict=True, validate=Bounds(min=minimum, max=maximum), **options)
-        self.maximum = maximum
+        self.bounds = f"from {minimum} to {maximum}" if minimum is not None else \
+            f"at most {maximum}"
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
         if isinstance(value, Oversized):
-            raise ValidationError(Refusal(f"Must be less than or equal to {self.maximum}."))
+            raise ValidationError(Refusal(f"Must be a whole number {self.bounds}."))
         return super()._deserialize(value, attr, data, **kwargs)  # type: ignore[no-any-return]
 
 

@@ -670,6 +670,20 @@ def test_an_empty_dispute_reason_is_shown_on_the_deal_page(site: Site) -> None:
     assert 'aria-invalid="true"' in text
 
 
+def test_a_dispute_reason_with_a_nul_is_refused_on_the_deal_page(site: Site) -> None:
+    """The pages check text as the API does (decisions 25): nothing is recorded."""
+    browser = sign_in(site)
+    html = page(browser, f"/web/deals/{site.club.deals[0]}")
+    head = site.call("GET", "/v1/health")["position"]
+
+    response = browser.post(f"/web/deals/{site.club.deals[0]}/disputes",
+                            data={"reason": "x\x00y", "csrf": csrf(html)})
+
+    assert response.status_code == 422
+    assert "control character" in response.get_data(as_text=True)
+    assert site.call("GET", "/v1/health")["position"] == head
+
+
 def test_a_page_the_read_models_have_not_reached_says_so(
         site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     from api.services import ProjectionsBehind
