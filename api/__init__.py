@@ -8,7 +8,7 @@ import swagger_ui_bundle
 from flask import Flask, send_from_directory
 from werkzeug import Response
 
-from api import errors
+from api import edge, errors
 from api.limits import limit_failed_authentication
 from api.openapi import PontoonApi, ProblemResponses
 from api.services import Services
@@ -46,7 +46,9 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     for blueprint in (players, tokens, tables, deals, disputes, balances, events, health):
         api.register_blueprint(blueprint)
     errors.register(app)
+    # The failed-authentication limit answers first; then the token, before any body is read.
     limit_failed_authentication(app, settings.auth_failure_limit)
+    edge.guard(app)
     # The treasurer's pages: a plain Flask blueprint (templates and static files of its
     # own, under /web), so they stay out of /openapi.json.
     app.register_blueprint(web)

@@ -13,8 +13,8 @@ from flask import current_app, request
 from marshmallow import Schema
 
 from api.auth import principal
+from api.errors import MalformedHeader
 from application import Ledger, Outcome
-from domain.errors import NotAllowed
 
 # A body with headers (the ETag); the status is the one the view is declared with.
 Shown = tuple[dict[str, Any], dict[str, str]]
@@ -25,24 +25,29 @@ def ledger() -> Ledger:
 
 
 def idempotency_key() -> str | None:
-    """Keys are scoped to the principal, so two clients' keys never collide."""
+    """Keys are scoped to the principal, so two clients' keys never collide; a key that is
+    not 1 to 200 visible ASCII characters is malformed (400, API.md Additions)."""
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None
-    if not 1 <= len(key) <= 200:
-        raise NotAllowed("an Idempotency-Key is 1 to 200 characters")
+    if not (1 <= len(key) <= 200 and key.isascii() and key.isprintable()):
+        raise MalformedHeader("Idempotency-Key", "an Idempotency-Key is 1 to 200 visible "
+                                                 "ASCII characters, such as a UUID")
     return f"{principal().id}:{key}"
 
 
 def if_match() -> int | None:
-    """The version a command expects, from `If-Match: "7"`; None when absent or `*`."""
+    """The version a command expects, from `If-Match: "7"`; None when absent or `*`.
+    Anything else is malformed (400, API.md Additions): a strong ETag this service gave."""
     header = request.headers.get("If-Match")
     if header is None or header.strip() == "*":
         return None
-    value = header.strip().removeprefix("W/").strip('"')
-    if not (value.isascii() and value.isdigit()) or len(value) > 18:
-        raise NotAllowed('If-Match takes the ETag of the aggregate, e.g. "7"')
-    return int(value)
+    value = header.strip().removeprefix("W/")
+    digits = value[1:-1] if len(value) > 2 and value[0] == value[-1] == '"' else ""
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 18:
+        raise MalformedHeader("If-Match", 'If-Match takes the ETag of the aggregate as it '
+                                          'was given, e.g. "7"')
+    return int(digits)
 
 
 def etag(version: int) -> dict[str, str]:

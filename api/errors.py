@@ -1,8 +1,9 @@
 """Every error becomes application/problem+json (RFC 9457) here, and only here.
 
 Domain refusals carry their status (409 not now, 422 a rule refuses, 404 unknown) and the
-rule id; malformed input is 400 with field `errors`; anything unexpected is logged and
-answered 500 without details.
+rule id; malformed input is 400 with field `errors`, and well-formed input a field refuses
+(control characters, bounds, account references: api/inputs.py) 422 with field `errors`;
+anything unexpected is logged and answered 500 without details.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
+from api.inputs import Refusal
 from domain.errors import PontoonError
 
 PROBLEM = "application/problem+json"
@@ -26,6 +28,14 @@ class Forbidden(Exception):
 
 class Unauthorized(Exception):
     """No bearer token, or one the ledger does not know (401)."""
+
+
+class MalformedHeader(Exception):
+    """A header the service reads (If-Match, Idempotency-Key) that it cannot read (400)."""
+
+    def __init__(self, header: str, message: str) -> None:
+        super().__init__(message)
+        self.header = header
 
 
 def problem(status: int, detail: str, *, rule: str | None = None,
@@ -48,11 +58,14 @@ def http_problem(error: HTTPException) -> Response:
     status = error.code or 500
     data = getattr(error, "data", None) or {}
     errors = data.get("errors") or data.get("messages")
-    if status == 422 and errors is not None:
-        status = 400  # malformed input, by API.md; 422 is kept for rule refusals
+    if status in (400, 422) and errors is not None:
+        # Malformed input is 400 (API.md); input every field of which is well-formed but
+        # refused (api/inputs.py) is 422, as API.md's Input limits fix.
+        status = 422 if _refusals_only(_plain(errors)) else 400
     detail = data.get("message") or error.description or HTTPStatus(status).phrase
     if errors is not None and detail == error.description:
-        detail = "the request is malformed: see `errors` for each field"
+        detail = ("the request is refused: see `errors` for each field" if status == 422
+                  else "the request is malformed: see `errors` for each field")
     headers = dict(data.get("headers") or {})
     if status == 405 and error.get_response().headers.get("Allow"):
         headers["Allow"] = error.get_response().headers["Allow"]
@@ -70,6 +83,10 @@ def register(app: Flask) -> None:
     def unauthorized(error: Unauthorized) -> Response:
         return problem(401, str(error), headers={"WWW-Authenticate": "Bearer"})
 
+    @app.errorhandler(MalformedHeader)
+    def malformed_header(error: MalformedHeader) -> Response:
+        return problem(400, str(error), errors={error.header: [str(error)]})
+
     @app.errorhandler(Forbidden)
     def forbidden(error: Forbidden) -> Response:
         return problem(403, str(error))
@@ -85,6 +102,15 @@ def register(app: Flask) -> None:
         log.exception("unexpected error")
         return problem(500, "the service failed unexpectedly; read the table or deal again "
                             "before sending a command again")
+
+
+def _refusals_only(errors: Any) -> bool:
+    """Every message a refusal, none a sign of malformed input."""
+    if isinstance(errors, dict):
+        return bool(errors) and all(_refusals_only(value) for value in errors.values())
+    if isinstance(errors, list):
+        return bool(errors) and all(_refusals_only(value) for value in errors)
+    return isinstance(errors, Refusal)
 
 
 def _plain(errors: Any) -> Any:

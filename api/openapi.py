@@ -8,18 +8,11 @@ from typing import Any
 
 from apispec import BasePlugin
 from flask_smorest import Api, Blueprint
-from webargs.flaskparser import FlaskParser
 
 from api import errors
+from api.edge import Parser
 from api.errors import PROBLEM
 from api.schemas import ProblemSchema
-
-
-class Parser(FlaskParser):
-    """Malformed input is 400 (API.md); webargs' default 422 is kept for rule refusals."""
-
-    DEFAULT_VALIDATION_STATUS = 400
-
 
 Blueprint.ARGUMENTS_PARSER = Parser()
 
@@ -53,7 +46,7 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
                 operation["security"] = []
                 responses.setdefault(429, http.HTTPStatus(429).name)  # a wrong token sent
                 continue
-            codes = [400, 401, 403, 404, 429] + ([409, 422] if method != "get" else [])
+            codes = [400, 401, 403, 404, 429] + ([409, 413, 422] if method != "get" else [])
             if path and path.startswith("/v1/") and _PROJECTED(path) and (
                     method == "get" or path.startswith("/v1/tokens/")):
                 codes += [409, 503]  # min_position beyond the log; read models lagging

@@ -1,4 +1,5 @@
-"""The schema pieces several resources share: bounded numbers, answers, pages and postings."""
+"""The schema pieces several resources share: bounded numbers, text, answers, pages and
+postings. Every field a client writes is one of api/inputs.py's types."""
 
 from __future__ import annotations
 
@@ -6,20 +7,45 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
+from api.inputs import AccountReference, Text, Whole
+
 AMOUNT_MAX = 1_000_000_000
+NAME_MAX = 100
+TEXT_MAX = 2000
 POSITION_MAX = 2**62
 CARD_LENGTH_MAX = 3  # "10H" in R1.3 notation
 CARDS_MAX = 104  # two packs, the most a table plays with
 
 
 def chips(**options: Any) -> fields.Integer:
-    """A chip amount a client sends: a whole number (never "5" or 5.0), bounded."""
-    return fields.Integer(strict=True, validate=validate.Range(max=AMOUNT_MAX), **options)
+    """A chip amount a client sends: a whole number (never "5" or 5.0), bounded; the rules
+    refuse zero and negative amounts, naming the rule."""
+    return Whole(maximum=AMOUNT_MAX, **options)
+
+
+def small_number(minimum: int, maximum: int, **options: Any) -> fields.Integer:
+    """A small whole number a client sends, such as a hand's index."""
+    return Whole(minimum=minimum, maximum=maximum, **options)
+
+
+def name_text(**options: Any) -> fields.String:
+    """A name a client gives (a player, a table): one line of text."""
+    return Text(length_max=NAME_MAX, **options)
+
+
+def free_text(**options: Any) -> fields.String:
+    """Sentences a client writes (a dispute's reason, a resolution's note): line breaks and
+    tabs allowed, no other control character."""
+    return Text(length_max=TEXT_MAX, multiline=True, **options)
+
+
+def account_reference(**options: Any) -> fields.String:
+    return AccountReference(**options)
 
 
 def card_code(**options: Any) -> fields.String:
     """A card a client sends (recorded mode, ordered packs); the rules check the rest."""
-    return fields.String(validate=validate.Length(max=CARD_LENGTH_MAX), **options)
+    return Text(length_max=CARD_LENGTH_MAX, **options)
 
 
 def card_codes(**options: Any) -> fields.List:

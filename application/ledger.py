@@ -14,7 +14,7 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError
 
-from application.base import Decision, LedgerBase, Outcome, _hash, _postings_of
+from application.base import Decision, LedgerBase, Outcome, _expect, _hash, _postings_of
 from application.disputes import DisputeCommands
 from application.tokens import TokenCommands
 from domain.aggregates import (
@@ -51,18 +51,21 @@ class Ledger(TokenCommands, DisputeCommands, LedgerBase):
         return self._command("register_player", {"name": name, "with_token": with_token}, key,
                              decide, secret=("token",))
 
-    def buy_in(self, player_id: str, amount: int, *, key: str | None = None) -> Outcome:
-        """The treasurer issues chips to a player (R11.1)."""
-        return self._chips("buy_in", player_id, amount, key, issue=True)
+    def buy_in(self, player_id: str, amount: int, *, key: str | None = None,
+               expected_version: int | None = None) -> Outcome:
+        """The treasurer issues chips to a player (R11.1); `expected_version` is If-Match on
+        the player's account."""
+        return self._chips("buy_in", player_id, amount, key, expected_version, issue=True)
 
-    def cash_out(self, player_id: str, amount: int, *, key: str | None = None) -> Outcome:
+    def cash_out(self, player_id: str, amount: int, *, key: str | None = None,
+                 expected_version: int | None = None) -> Outcome:
         """The treasurer redeems a player's chips; never more than they hold (R11.1, R11.2)."""
-        return self._chips("cash_out", player_id, amount, key, issue=False)
+        return self._chips("cash_out", player_id, amount, key, expected_version, issue=False)
 
-    def _chips(self, command: str, player_id: str, amount: int, key: str | None, *,
-               issue: bool) -> Outcome:
+    def _chips(self, command: str, player_id: str, amount: int, key: str | None,
+               expected_version: int | None, *, issue: bool) -> Outcome:
         def decide() -> Decision:
-            player = self.player_account(player_id)
+            player = _expect(self.player_account(player_id), expected_version)
             check_amount(amount, "a buy-in" if issue else "a cash-out", "R11.1")
             treasury = self._treasury()
             name = player.name or player_id

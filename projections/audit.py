@@ -15,9 +15,12 @@ from uuid import UUID
 
 from domain.aggregates import DealAggregate, TableAggregate, posting_id
 from domain.engine import facts as f
+from domain.engine.postings import Posting, net_changes
 from domain.engine.verification import verify_deal
 from projections.base import ReadModel, at
+from projections.disputes import disputes_of_deal, explanation
 from projections.store import ReadStore, Statement
+from projections.tables import fair_shuffle
 
 DEAL_EVENTS = tuple(value for name, value in vars(DealAggregate).items()
                     if isinstance(value, type) and name[0].isupper() and name != "Event")
@@ -106,19 +109,41 @@ def audit(store: ReadStore, deal_id: str, *, names: dict[str, str]) -> dict[str,
     over = deal["phase"] in ("settled", "void")
     seed = revealed_seed(store, deal["table_id"], deal["commitment"])
     verification = verify_deal(history) if history else None
+    postings = _postings(deal_id, rows, history, names)
+    disputes = disputes_of_deal(store, deal_id, names)
     return {
         "deal_id": deal_id, "table_id": deal["table_id"], "number": deal["number"],
         "phase": deal["phase"], "banker": deal["banker"],
         "players": json.loads(deal["players"]),
         "timeline": [_moment(row, fact, over, names) for row, fact in zip(rows, history,
                                                                            strict=True)],
-        "postings": _postings(deal_id, rows, history, names),
+        "postings": postings,
         "pack": {"commitment": deal["commitment"], "seed": seed,
                  "seed_matches": None if seed is None else
                  hashlib.sha256(bytes.fromhex(seed)).hexdigest() == deal["commitment"]},
         "verification": verification.to_dict() if verification else
         {"replayed": False, "chips_conserved": False, "differences": ["no events"]},
+        "fair_shuffle": fair_shuffle(store, deal["table_id"]),
+        "disputes": [{"id": d["dispute_id"], **{key: d[key] for key in _DISPUTE_KEYS}}
+                     for d in disputes],
+        "net_after_corrections": _net(deal_id, postings, disputes),
     }
+
+
+_DISPUTE_KEYS = ("status", "reason", "decision", "note", "allow_debt", "corrections",
+                 "raised_by", "raised_at", "resolved_at")
+
+
+def _net(deal_id: str, postings: list[dict[str, Any]], disputes: list[dict[str, Any]]
+         ) -> dict[str, int]:
+    """How the deal and its corrections moved each account, the deal's escrow left out
+    once it is empty (R11.4)."""
+    corrections = [c for d in disputes for c in d["corrections"]]
+    net = net_changes(Posting.from_dict(p) for p in [*postings, *corrections])
+    escrow = f"escrow:{deal_id}"
+    if net.get(escrow) == 0:
+        del net[escrow]
+    return dict(sorted(net.items()))
 
 
 _ACTIONS = {"StakePlaced": "stake", "ShootBetPlaced": "shoot", "ShootPassed": "pass",
@@ -151,18 +176,8 @@ def _postings(deal_id: str, rows: list[dict[str, Any]], history: list[f.Fact],
         for index, p in enumerate(fact.carried_postings()):
             out.append({**p.to_dict(), "id": posting_id(UUID(deal_id), row["version"], index),
                         "at": row["at"], "position": row["position"], "deal_id": deal_id,
-                        "explanation": f"{_who(p.from_account, names)} → "
-                                       f"{_who(p.to_account, names)}, {p.amount}: {p.reason}"})
+                        "explanation": explanation(p.to_dict(), p.reason, names)})
     return out
-
-
-def _who(account: str, names: dict[str, str]) -> str:
-    """An account in words: a player's name, the kitty, the deal's stakes, the treasury."""
-    kind, _, key = account.partition(":")
-    if kind == "player":
-        return names.get(key, key)
-    return {"kitty": "the kitty", "escrow": "the stakes on the table",
-            "treasury": "the treasury"}.get(kind, account)
 
 
 def escrow_balances_at(store: ReadStore, time: str) -> dict[str, int]:

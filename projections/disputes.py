@@ -1,4 +1,4 @@
-"""Disputes and their resolutions (R11.4)."""
+"""Disputes and their resolutions (R11.4), with each correcting posting in full."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from domain.aggregates import Dispute
+from domain.engine.postings import correction_reason
 from projections.base import ReadModel, at
 from projections.store import ReadStore, Statement
 
@@ -26,9 +27,9 @@ class DisputesModel(ReadModel):
         else:
             yield ("UPDATE disputes SET status = 'resolved', decision = %s, note = %s, "
                    "corrections = %s, resolved_by = %s, resolved_at = %s, "
-                   "resolved_position = %s WHERE dispute_id = %s",
+                   "resolved_position = %s, allow_debt = %s WHERE dispute_id = %s",
                    (event.decision, event.note, json.dumps(event.corrections),
-                    event.resolved_by, at(event), position, dispute_id))
+                    event.resolved_by, at(event), position, event.allow_debt, dispute_id))
 
 
 def disputes(store: ReadStore, status: str | None = None) -> list[dict[str, Any]]:
@@ -37,7 +38,50 @@ def disputes(store: ReadStore, status: str | None = None) -> list[dict[str, Any]
     if status:
         sql += " WHERE status = %s"
         params = (status,)
-    rows = store.rows(sql + " ORDER BY raised_position", params)
-    for row in rows:
-        row["corrections"] = json.loads(row["corrections"]) if row["corrections"] else []
-    return rows
+    return [_loaded(row) for row in store.rows(sql + " ORDER BY raised_position", params)]
+
+
+def disputes_of_deal(store: ReadStore, deal_id: str, names: dict[str, str]
+                     ) -> list[dict[str, Any]]:
+    """A deal's disputes, oldest first, each with its correcting postings in full."""
+    rows = store.rows("SELECT * FROM disputes WHERE deal_id = %s ORDER BY raised_position",
+                      (deal_id,))
+    return [_detailed(_loaded(row), names) for row in rows]
+
+
+def dispute_detail(store: ReadStore, dispute_id: str, *, names: dict[str, str]
+                   ) -> dict[str, Any] | None:
+    rows = store.rows("SELECT * FROM disputes WHERE dispute_id = %s", (dispute_id,))
+    return _detailed(_loaded(rows[0]), names) if rows else None
+
+
+def _loaded(row: dict[str, Any]) -> dict[str, Any]:
+    row["corrections"] = json.loads(row["corrections"]) if row["corrections"] else []
+    row["allow_debt"] = bool(row["allow_debt"]) if row["status"] == "resolved" else None
+    return row
+
+
+def _detailed(row: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The row with its corrections as postings: rule R11.4, the reason the ledger recorded
+    (the resolution's note), at the resolution's time and position, which carries them."""
+    reason = correction_reason(row["dispute_id"], row["note"] or "", bool(row["allow_debt"]))
+    postings = [{**c, "rule": "R11.4", "reason": reason, "at": row["resolved_at"],
+                 "position": row["resolved_position"], "deal_id": row["deal_id"],
+                 "hand": None, "explanation": explanation(c, reason, names)}
+                for c in row["corrections"]]
+    # Raised is the dispute's version 1 and Resolved its version 2 (domain/aggregates).
+    return dict(row, corrections=postings, version=2 if row["status"] == "resolved" else 1)
+
+
+def explanation(posting: dict[str, Any], reason: str, names: dict[str, str]) -> str:
+    return (f"{account_words(posting['from_account'], names)} → "
+            f"{account_words(posting['to_account'], names)}, {posting['amount']}: {reason}")
+
+
+def account_words(account: str, names: dict[str, str]) -> str:
+    """An account in words: a player's name, the kitty, the deal's stakes, the treasury."""
+    kind, _, key = account.partition(":")
+    if kind == "player":
+        return names.get(key, key)
+    return {"kitty": "the kitty", "escrow": "the stakes on the table",
+            "treasury": "the treasury"}.get(kind, account)

@@ -6,10 +6,11 @@ import csv
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from projections.audit import escrow_balances_at
+from projections.audit import deal_row, escrow_balances_at
 from projections.balances import balances
 from projections.statements import COLUMNS, balance_at, entries_between
 from projections.store import ReadStore
+from projections.tables import fair_shuffles
 
 CHECKPOINT_ROW = "# checkpoint:"
 
@@ -40,10 +41,22 @@ def _write_rows(store: ReadStore, kind: str, start: datetime, end: datetime,
         return len(rows)
     entries = entries_between(store, since, until,
                               kind="kitty" if kind == "kitty" else "player")
-    writer.writerow([c.strip() for c in COLUMNS.split(",")])
+    # The last column says whether a deal's entry came from a fair shuffle: false at a table
+    # with an ordered pack (API.md), empty for entries of no deal.
+    columns = [c.strip() for c in COLUMNS.split(",")]
+    writer.writerow([*columns, "fair_shuffle"])
+    fair = fair_shuffles(store)
     for entry in entries:
-        writer.writerow([entry[c.strip()] for c in COLUMNS.split(",")])
+        table_id = entry["table_id"] or _table_of(store, entry["deal_id"])  # corrections
+        shown = "" if not entry["deal_id"] or table_id not in fair else \
+            str(fair[table_id]).lower()
+        writer.writerow([*(entry[c] for c in columns), shown])
     return len(entries)
+
+
+def _table_of(store: ReadStore, deal_id: str | None) -> str | None:
+    row = deal_row(store, deal_id) if deal_id else None
+    return row["table_id"] if row else None
 
 
 def _utc(moment: datetime) -> str:

@@ -24,6 +24,10 @@ TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes"
           "tokens")
 
 Statement = tuple[str, Sequence[Any]]
+# What a text column cannot hold on one store or the other: NUL (PostgreSQL) and lone
+# surrogates (not encodable as UTF-8). The API refuses both; an event recorded before it did
+# must still not stop a read model, so such a character is shown as U+FFFD instead.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _PLAIN_INSERT = re.compile(r"INSERT INTO (?P<table>\w+) \((?P<columns>[\w, ]+)\) VALUES "
                            r"\([%s, ]+\)$")
 
@@ -97,7 +101,7 @@ class _Rows:
                 if sql is not None:
                     self._execute_run(cursor, sql, run)
                 sql, run = next_sql, []
-            run.append(params)
+            run.append(storable(params))
 
     def _execute_run(self, cursor: Any, sql: str, run: list[Sequence[Any]]) -> None:
         if len(run) == 1:
@@ -119,6 +123,15 @@ class _Rows:
             for name in application_names:
                 cursor.execute(self._sql("DELETE FROM tracking WHERE application_name = %s"),
                                (name,))
+
+
+def storable(params: Sequence[Any]) -> Sequence[Any]:
+    """The parameters with every text made storable on both databases (see _UNSTORABLE)."""
+    texts = "".join([value for value in params if type(value) is str])
+    if "\x00" not in texts and (texts.isascii() or not _UNSTORABLE.search(texts)):
+        return params  # nearly always: one pass in C over the row's texts
+    return tuple(_UNSTORABLE.sub("\ufffd", value) if isinstance(value, str) else value
+                 for value in params)
 
 
 class SQLiteReadStore(_Rows, SQLiteTrackingRecorder):

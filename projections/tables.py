@@ -20,9 +20,9 @@ class TablesModel(ReadModel):
         table_id, fact = str(event.originator_id), event.fact
         if isinstance(event, TableAggregate.TableOpened):
             yield ("INSERT INTO tables (table_id, name, shoot, banker, kitty, deals_played, "
-                   "opened_at, position) VALUES (%s, %s, %s, %s, 0, 0, %s, %s)",
+                   "opened_at, position, pack_mode) VALUES (%s, %s, %s, %s, 0, 0, %s, %s, %s)",
                    (table_id, fact["name"], bool(fact["rules"].get("shoot")), fact["banker"],
-                    at(event), position))
+                    at(event), position, fact["pack_mode"]))
         elif isinstance(event, TableAggregate.KittyPutUp | TableAggregate.KittyCorrected):
             yield ("UPDATE tables SET kitty = %s, position = %s WHERE table_id = %s",
                    (fact["kitty_after"], position, table_id))
@@ -33,6 +33,19 @@ class TablesModel(ReadModel):
             yield ("UPDATE tables SET banker = %s, kitty = %s, deals_played = deals_played + 1, "
                    "position = %s WHERE table_id = %s",
                    (fact["next_banker"], fact["kitty_after"], position, table_id))
+
+
+def fair_shuffles(store: ReadStore) -> dict[str, bool]:
+    """Each table's deals are dealt from a fair shuffle, except at an ordered table, whose
+    reshuffles come from a seed every player can derive (docs/decisions.md)."""
+    return {row["table_id"]: row["pack_mode"] != "ordered"
+            for row in store.rows("SELECT table_id, pack_mode FROM tables")}
+
+
+def fair_shuffle(store: ReadStore, table_id: str) -> bool | None:
+    """None while the table is not in the read model yet: never a guess."""
+    rows = store.rows("SELECT pack_mode FROM tables WHERE table_id = %s", (table_id,))
+    return rows[0]["pack_mode"] != "ordered" if rows else None
 
 
 def tables(store: ReadStore) -> list[dict[str, Any]]:

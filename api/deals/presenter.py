@@ -8,12 +8,13 @@ the second round is out (R3.4, R3.7). Once the deal is settled or void every car
 
 from __future__ import annotations
 
+import weakref
 from functools import partial
 from typing import Any
 
 from api.auth import Principal, principal
-from api.common import Shown, shown
-from application import Outcome
+from api.common import Shown, ledger, shown
+from application import Ledger, Outcome
 from domain.aggregates import DealAggregate, posting_id
 
 
@@ -52,7 +53,22 @@ def deal_view(deal: DealAggregate, viewer: Principal, position: int | None) -> d
         "settlement": _settlement(deal) if deal.ended is not None else None,
         "void_reason": engine.void_reason,
         "version": deal.version, "position": position,
+        "fair_shuffle": _fair_shuffle(ledger(), engine.table_id),
     }
+
+
+_FAIR: weakref.WeakKeyDictionary[Ledger, dict[str, bool]] = weakref.WeakKeyDictionary()
+
+
+def _fair_shuffle(app: Ledger, table_id: str) -> bool:
+    """An ordered table's reshuffles are predictable (docs/decisions.md); a table's pack
+    mode never changes once it is open, so it is looked up once per table and process."""
+    known = _FAIR.setdefault(app, {})
+    if table_id not in known:
+        if len(known) > 10_000:
+            known.clear()
+        known[table_id] = app.table(table_id).engine.pack_mode != "ordered"
+    return known[table_id]
 
 
 def _settlement(deal: DealAggregate) -> dict[str, Any]:

@@ -1,6 +1,13 @@
 from marshmallow import Schema, fields, validate
 
-from api.schemas import CommandAnswerSchema, PostingSchema, card_code, card_codes, chips
+from api.schemas import (
+    CommandAnswerSchema,
+    PostingSchema,
+    card_code,
+    card_codes,
+    chips,
+    small_number,
+)
 from domain.engine.deal import ACTIONS
 
 CARD = fields.String(allow_none=True, metadata={
@@ -11,8 +18,7 @@ class ActionSchema(Schema):
     player_id = fields.UUID(required=True, metadata={"description": "who acts; the banker "
                                                                      "names themselves"})
     action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
-    hand = fields.Integer(strict=True, validate=validate.Range(min=0, max=3), metadata={
-        "description": "default: the hand in play"})
+    hand = small_number(0, 3, metadata={"description": "default: the hand in play"})
     amount = chips(metadata={
         "description": "stake, buy and shoot; a new shoot bet for split (R9.6)"})
     card = card_code(metadata={"description": "recorded mode: the card dealt"})
@@ -65,6 +71,9 @@ class DealSchema(CommandAnswerSchema):
     settlement = fields.Nested(SettlementSchema, allow_none=True, required=True)
     void_reason = fields.String(allow_none=True)
     version = fields.Integer(required=True)
+    fair_shuffle = fields.Boolean(allow_none=True, metadata={
+        "description": "false at a table with an ordered pack: its reshuffles come from a "
+                       "seed every player can derive"})
 
 
 class MomentSchema(Schema):
@@ -99,6 +108,20 @@ class VerificationSchema(Schema):
     chips_conserved = fields.Boolean(required=True)
 
 
+class AuditDisputeSchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True)
+    reason = fields.String(required=True)
+    decision = fields.String(allow_none=True)
+    note = fields.String(allow_none=True)
+    allow_debt = fields.Boolean(allow_none=True)
+    corrections = fields.List(fields.Nested(AuditPostingSchema), required=True, metadata={
+        "description": "the correcting postings of its resolution (R11.4)"})
+    raised_by = fields.String(required=True)
+    raised_at = fields.String(required=True)
+    resolved_at = fields.String(allow_none=True)
+
+
 class AuditSchema(Schema):
     deal_id = fields.String(required=True)
     table_id = fields.String(required=True)
@@ -110,6 +133,14 @@ class AuditSchema(Schema):
     postings = fields.List(fields.Nested(AuditPostingSchema), required=True)
     pack = fields.Nested(AuditPackSchema, required=True)
     verification = fields.Nested(VerificationSchema, required=True)
+    disputes = fields.List(fields.Nested(AuditDisputeSchema), required=True)
+    net_after_corrections = fields.Dict(
+        keys=fields.String(), values=fields.Integer(), required=True,
+        metadata={"description": "each account's net result from the deal and the "
+                                 "corrections of its disputes"})
+    fair_shuffle = fields.Boolean(allow_none=True, metadata={
+        "description": "false at a table with an ordered pack: its reshuffles come from a "
+                       "seed every player can derive"})
 
 
 class LegalActionSchema(Schema):

@@ -6,18 +6,21 @@ from typing import Any
 from uuid import UUID
 
 from api.auth import principal, require, require_seat_in
-from api.common import Blueprint, idempotency_key, ledger
+from api.common import Blueprint, Shown, etag, idempotency_key, if_match, ledger
 from api.disputes.schemas import (
     DisputeCreatedSchema,
     DisputeCreateSchema,
+    DisputeDetailSchema,
     DisputesQuerySchema,
     DisputesSchema,
     ResolutionSchema,
     ResolvedSchema,
 )
-from api.reads import read_store
+from api.reads import names, read_store
+from api.schemas import MinPositionSchema
 from application import Outcome
-from projections.disputes import disputes
+from domain.errors import NotFound
+from projections.disputes import dispute_detail, disputes
 
 blp = Blueprint("disputes", __name__, url_prefix="/v1", description="Disputes")
 
@@ -31,7 +34,7 @@ def raise_dispute(body: dict[str, Any], deal_id: UUID) -> Outcome:
     require_seat_in(who, engine,
                     "only players of this deal, operators and the treasurer dispute it")
     return ledger().raise_dispute(str(deal_id), body["reason"], raised_by=who.id,
-                                  key=idempotency_key())
+                                  key=idempotency_key(), expected_version=if_match())
 
 
 @blp.read("/disputes", DisputesSchema, query=DisputesQuerySchema)
@@ -45,6 +48,23 @@ def dispute_queue(query: dict[str, Any]) -> dict[str, Any]:
 def resolve_dispute(body: dict[str, Any], dispute_id: UUID) -> Outcome:
     """The treasurer upholds (corrections are new postings) or rejects a dispute."""
     who = require("treasurer")
-    return ledger().resolve_dispute(str(dispute_id), decision=body["decision"],
-                                    note=body["note"], corrections=body["corrections"],
-                                    resolved_by=who.id, key=idempotency_key())
+    return ledger().resolve_dispute(
+        str(dispute_id), decision=body["decision"], note=body["note"],
+        corrections=body["corrections"], allow_debt=body["allow_debt"], resolved_by=who.id,
+        key=idempotency_key(), expected_version=if_match())
+
+
+@blp.read("/disputes/<uuid:dispute_id>", DisputeDetailSchema, query=MinPositionSchema)
+def get_dispute(query: dict[str, Any], dispute_id: UUID) -> Shown:
+    """A dispute, its resolution and its correcting postings: for staff and the players of
+    the disputed deal. The ETag is the version shown (If-Match on its resolution)."""
+    who = principal()
+    deal_id = ledger().dispute(str(dispute_id)).deal_id
+    require_seat_in(who, ledger().deal(deal_id).engine,
+                    "a player sees the disputes of the deals they play in")
+    found = dispute_detail(read_store(query.get("min_position")), str(dispute_id),
+                           names=names())
+    if found is None:
+        raise NotFound(f"dispute {dispute_id} is not in the read models yet; retry with "
+                       "min_position")
+    return found, etag(found["version"])

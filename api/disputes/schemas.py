@@ -1,10 +1,11 @@
 from marshmallow import Schema, fields, validate
 
-from api.schemas import CommandAnswerSchema, chips, log_position
+from api.deals.schemas import AuditPostingSchema
+from api.schemas import CommandAnswerSchema, account_reference, chips, free_text, log_position
 
 
 class DisputeCreateSchema(Schema):
-    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+    reason = free_text(required=True)
 
 
 class DisputeCreatedSchema(CommandAnswerSchema):
@@ -14,16 +15,22 @@ class DisputeCreatedSchema(CommandAnswerSchema):
 
 
 class CorrectionSchema(Schema):
-    from_account = fields.String(required=True, validate=validate.Length(max=100))
-    to_account = fields.String(required=True, validate=validate.Length(max=100))
+    from_account = account_reference(required=True)
+    to_account = account_reference(required=True)
     amount = chips(required=True)
 
 
 class ResolutionSchema(Schema):
     decision = fields.String(required=True, validate=validate.OneOf(["upheld", "rejected"]))
-    note = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+    note = free_text(required=True)
     corrections = fields.List(fields.Nested(CorrectionSchema), load_default=list,
-                              validate=validate.Length(max=50))
+                              validate=validate.Length(max=50), metadata={
+                                  "description": "between the accounts of the disputed "
+                                                 "deal and the treasury, in all no more "
+                                                 "than the chips the deal moved (R11.4)"})
+    allow_debt = fields.Boolean(load_default=False, metadata={
+        "description": "true lets a correction take a player below zero, shown as their "
+                       "debt (R11.3); otherwise that is refused (R11.2)"})
 
 
 class CorrectionPostedSchema(Schema):
@@ -38,6 +45,7 @@ class ResolvedSchema(CommandAnswerSchema):
     status = fields.String(required=True)
     decision = fields.String(required=True)
     corrections = fields.List(fields.Nested(CorrectionPostedSchema), required=True)
+    allow_debt = fields.Boolean(required=True)
 
 
 class DisputeSchema(Schema):
@@ -55,6 +63,16 @@ class DisputeSchema(Schema):
     raised_at = fields.String(required=True)
     resolved_at = fields.String(allow_none=True)
     position = fields.Integer(required=True, attribute="raised_position")
+    allow_debt = fields.Boolean(allow_none=True, metadata={
+        "description": "the resolution let a correction leave a player in debt (R11.3)"})
+
+
+class DisputeDetailSchema(DisputeSchema):
+    """One dispute with its resolution and its correcting postings in full (R11.4)."""
+
+    corrections = fields.List(fields.Nested(AuditPostingSchema), required=True)
+    version = fields.Integer(required=True, metadata={
+        "description": "1 while open, 2 once resolved; also the ETag"})
 
 
 class DisputesSchema(Schema):

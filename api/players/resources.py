@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from api.auth import require, require_self_or
-from api.common import Blueprint, Shown, etag, idempotency_key, ledger
+from api.common import Blueprint, Shown, etag, idempotency_key, if_match, ledger
 from api.players.schemas import (
     AmountSchema,
     BalanceQuerySchema,
@@ -47,14 +47,16 @@ def get_player(player_id: UUID) -> Shown:
 def buy_in(body: dict[str, Any], player_id: UUID) -> Outcome:
     """The treasurer issues chips to a player (R11.1)."""
     require("treasurer")
-    return ledger().buy_in(str(player_id), body["amount"], key=idempotency_key())
+    return ledger().buy_in(str(player_id), body["amount"], key=idempotency_key(),
+                           expected_version=if_match())
 
 
 @blp.command("/<uuid:player_id>/cash-outs", AmountSchema, ChipsMovedSchema, status=201)
 def cash_out(body: dict[str, Any], player_id: UUID) -> Outcome:
     """The treasurer redeems a player's chips; 422 if more than the balance (R11.2)."""
     require("treasurer")
-    return ledger().cash_out(str(player_id), body["amount"], key=idempotency_key())
+    return ledger().cash_out(str(player_id), body["amount"], key=idempotency_key(),
+                             expected_version=if_match())
 
 
 @blp.read("/<uuid:player_id>/balance", BalanceSchema, query=BalanceQuerySchema)

@@ -1,4 +1,4 @@
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 
 from api.schemas import (
     CommandAnswerSchema,
@@ -6,11 +6,12 @@ from api.schemas import (
     PostingSchema,
     chips,
     log_position,
+    name_text,
 )
 
 
 class PlayerCreateSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    name = name_text(required=True)
 
 
 class PlayerCreatedSchema(CommandAnswerSchema):

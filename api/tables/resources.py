@@ -7,7 +7,7 @@ from uuid import UUID
 
 from marshmallow import Schema
 
-from api.auth import principal, require, require_self_or
+from api.auth import Forbidden, principal, require, require_self_or
 from api.common import (
     Blueprint,
     Shown,
@@ -67,8 +67,12 @@ def _self_or_staff(player_id: UUID) -> str:
 
 @blp.command("", TableCreateSchema, TableSchema, status=201, show=_table_answer)
 def open_table(body: Body) -> Outcome:
-    """Open a table with its seats, rules and pack (R3.1–R3.3, R1.7)."""
+    """Open a table with its seats, rules and pack (R3.1–R3.3, R1.7); only the treasurer
+    opens one with an ordered pack, whose reshuffles every player can predict."""
     who = require("operator")
+    if body["pack"].get("mode") == "ordered" and who.role != "treasurer":
+        raise Forbidden("only the treasurer opens a table with an ordered pack: every player "
+                        "can predict its reshuffles, so it is not a fair shuffle")
     banker = body.get("banker")
     return ledger().open_table(
         name=body["name"], seats=[str(s) for s in body["seats"]],

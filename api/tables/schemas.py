@@ -1,6 +1,6 @@
 from marshmallow import Schema, fields, validate
 
-from api.schemas import CommandAnswerSchema, PageSchema, card_codes, chips
+from api.schemas import CommandAnswerSchema, PageSchema, card_codes, chips, name_text
 from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
 
 
@@ -34,7 +34,7 @@ class PackSchema(Schema):
 
 
 class TableCreateSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    name = name_text(required=True)
     seats = fields.List(fields.UUID(), required=True, validate=validate.Length(max=60),
                         metadata={"description": "player ids in clockwise order, 2 or more"})
     banker = fields.UUID(allow_none=True, metadata={

@@ -22,6 +22,7 @@ class Dispute(Aggregate):
         decision: str | None
         note: str | None
         corrections: list[dict[str, Any]]
+        allow_debt: bool
 
     class Raised(Aggregate.Created):
         deal_id: str
@@ -33,16 +34,28 @@ class Dispute(Aggregate):
                 self.deal_id, self.raised_by, self.reason
             dispute.status, dispute.decision, dispute.note, dispute.corrections = \
                 "open", None, None, []
+            dispute.allow_debt = False
 
     class Resolved(Aggregate.Event):
+        """Version 2 records whether the resolution let a correction leave a player in debt
+        (R11.4's Decision, R11.3); no resolution before it did so on purpose."""
+
         decision: str  # upheld | rejected
         note: str
         corrections: list[dict[str, Any]]  # postings: from_account, to_account, amount, id
         resolved_by: str
+        allow_debt: bool
+
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["allow_debt"] = False
 
         def apply(self, dispute: Any) -> None:
             dispute.status, dispute.decision, dispute.note, dispute.corrections = \
                 "resolved", self.decision, self.note, list(self.corrections)
+            dispute.allow_debt = self.allow_debt
 
     @classmethod
     def raise_about(cls, *, id: UUID, deal_id: str, raised_by: str, reason: str  # noqa: A002
@@ -51,6 +64,7 @@ class Dispute(Aggregate):
                            reason=reason)
 
     def resolve(self, *, decision: str, note: str, corrections: list[dict[str, Any]],
-                resolved_by: str) -> None:
+                resolved_by: str, allow_debt: bool = False) -> None:
         self.trigger_event(self.Resolved, decision=decision, note=note,
-                           corrections=corrections, resolved_by=resolved_by)
+                           corrections=corrections, resolved_by=resolved_by,
+                           allow_debt=allow_debt)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,24 @@ def kitty_account(table_id: str) -> str:
 def escrow_account(deal_id: str) -> str:
     """Stakes and shoot bets wait here between being placed and being settled."""
     return f"escrow:{deal_id}"
+
+
+# The one spelling of an account a client may name: ids in canonical lower-case hyphenated
+# UUID form, so that one account never goes by two names (API.md, Input limits).
+_UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_REFERENCE = re.compile(f"(?:(player|kitty):({_UUID})|(treasury))")
+
+
+def parse_account(name: str) -> tuple[str, str | None]:
+    """`player:<id>`, `kitty:<table id>` or `treasury` as (kind, owner id); ValueError for
+    anything else (an escrow, another spelling of an id, stray text)."""
+    found = _REFERENCE.fullmatch(name) if isinstance(name, str) else None
+    if found is None:
+        raise ValueError(f"{name!r} is not player:<id>, kitty:<table id> or treasury, with "
+                         "ids in lower-case hyphenated UUID form")
+    if found[3]:
+        return TREASURY, None
+    return found[1], found[2]
 
 
 @dataclass(slots=True)
@@ -50,6 +69,12 @@ class Posting:
     def from_dict(cls, data: Mapping[str, Any]) -> Posting:
         return cls(data["from_account"], data["to_account"], data["amount"], data["rule"],
                    data["reason"], data.get("hand"))
+
+
+def correction_reason(dispute_id: str, note: str, allow_debt: bool) -> str:
+    """The reason of a posting that corrects a deal: its dispute and the treasurer's note."""
+    debt = "; the resolution allows a debt (R11.3)" if allow_debt else ""
+    return f"correction decided in dispute {dispute_id}: {note}{debt}"
 
 
 def check_amount(amount: object, what: str, rule: str) -> int:

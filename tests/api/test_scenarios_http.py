@@ -68,7 +68,8 @@ class HttpClub:
                 "banker": self.ids[scenario["banker"]],
                 "rules": scenario.get("table_rules", {}),
                 "pack": {"mode": "ordered", "cards": scenario["pack"]}}
-        table = self.post("/v1/tables", body, self.operator, expect=201).json
+        # Only the treasurer opens a table with an ordered pack (API.md Additions).
+        table = self.post("/v1/tables", body, self.treasurer, expect=201).json
         assert table["seats"] == body["seats"]
         assert table["banker"] == body["banker"]
         assert table["pack"]["mode"] == "ordered"

@@ -352,14 +352,19 @@ def test_balances_list_every_account_with_a_zero_total_and_the_debts(site: Site)
 
 
 def test_a_debt_is_highlighted_on_the_balances_page(site: Site) -> None:
-    """A correction may leave a debt (R11.4 is not a spending rule, R11.3)."""
+    """A correction may leave a debt when its resolution allows it (R11.4's Decision,
+    R11.3): Pat cashes out every chip, then a correction takes 5 more."""
     club = site.club
+    pat = club.players["Pat"]
+    held = site.call("GET", f"/v1/players/{pat}")["balance"]
+    if held > 0:
+        site.call("POST", f"/v1/players/{pat}/cash-outs", {"amount": held})
     raised = site.call("POST", f"/v1/deals/{club.deals[0]}/disputes",
                        {"reason": "a debt for the balances page"})
     done = site.call("POST", f"/v1/disputes/{raised['id']}/resolution", {
-        "decision": "upheld", "note": "Pat owes the treasury",
-        "corrections": [{"from_account": f"player:{club.players['Pat']}",
-                         "to_account": "treasury", "amount": 500}]})
+        "decision": "upheld", "note": "Pat owes the treasury", "allow_debt": True,
+        "corrections": [{"from_account": f"player:{pat}", "to_account": "treasury",
+                         "amount": 5}]})
     html = page(sign_in(site), f"/web/balances?min_position={done['position']}")
     debt_rows = re.findall(r'<tr class="debt">(.*?)</tr>', html, flags=re.S)
     assert any(">Pat<" in row and "debt" in visible_text(row) for row in debt_rows)
@@ -372,8 +377,9 @@ def test_a_debt_is_highlighted_on_the_balances_page(site: Site) -> None:
     back = site.call("POST", f"/v1/deals/{club.deals[0]}/disputes", {"reason": "undo"})
     site.call("POST", f"/v1/disputes/{back['id']}/resolution", {
         "decision": "upheld", "note": "undo", "corrections": [
-            {"from_account": "treasury", "to_account": f"player:{club.players['Pat']}",
-             "amount": 500}]})
+            {"from_account": "treasury", "to_account": f"player:{pat}", "amount": 5}]})
+    if held > 0:
+        site.call("POST", f"/v1/players/{pat}/buy-ins", {"amount": held})
 
 
 def test_a_statement_shows_each_posting_with_its_running_balance(
@@ -601,6 +607,51 @@ def test_a_refused_resolution_shows_the_rule_on_the_page_not_json(site: Site) ->
     assert again.status_code == 409 and "already resolved" in again.get_data(as_text=True)
 
 
+def test_a_deal_page_shows_its_disputes_corrections_and_net_result(site: Site) -> None:
+    """The deal page shows each dispute, its resolution and its correcting postings, and
+    each account's net result after them (R11.4); the resolution form offers only the
+    deal's accounts and the treasury, and a box to allow a debt (R11.4's Decision)."""
+    club = site.club
+    bea, quinn = club.players["Bea"], club.players["Quinn"]
+    raised = site.call("POST", f"/v1/deals/{club.deals[1]}/disputes",
+                       {"reason": "recount of deal two"})
+    browser = sign_in(site)
+    queue = page(browser, f"/web/disputes?min_position={raised['position']}")
+    [article] = re.findall(r'<article class="dispute" id="d-' + raised["id"] +
+                           r'"(.*?)</article>', queue, flags=re.S)
+    assert 'name="allow_debt"' in article
+    offered = set(re.findall(r'<option value="([^"]+)"', article))
+    assert "treasury" in offered and f"player:{bea}" in offered
+    assert not any(o.startswith("kitty:") and site.club.table_id not in o for o in offered)
+
+    done = site.call("POST", f"/v1/disputes/{raised['id']}/resolution", {
+        "decision": "upheld", "note": "Bea pays Quinn one chip", "corrections": [
+            {"from_account": f"player:{bea}", "to_account": f"player:{quinn}", "amount": 1}]})
+    html = page(browser, f"/web/deals/{club.deals[1]}?min_position={done['position']}")
+
+    text = visible_text(html)
+    assert "recount of deal two" in text and "Note: Bea pays Quinn one chip" in text
+    assert "1 chips from Bea to Quinn" in text
+    net = {row[0]: row[1] for row in rows_of(html, "net result of the deal")}
+    assert {"Bea", "Quinn", "Pat"} <= net.keys(), net
+    # Give the chip back so the other tests see the club as it was.
+    back = site.call("POST", f"/v1/deals/{club.deals[1]}/disputes", {"reason": "undo"})
+    site.call("POST", f"/v1/disputes/{back['id']}/resolution", {
+        "decision": "upheld", "note": "undo", "corrections": [
+            {"from_account": f"player:{quinn}", "to_account": f"player:{bea}", "amount": 1}]})
+
+
+def test_a_deal_at_an_ordered_table_says_it_is_not_a_fair_shuffle(site: Site) -> None:
+    """API.md Additions: the pages say "ordered pack: not a fair shuffle"."""
+    browser = sign_in(site)
+
+    deal = visible_text(page(browser, f"/web/deals/{site.club.deals[0]}"))
+    table = visible_text(page(browser, f"/web/tables/{site.club.table_id}"))
+
+    assert "ordered pack: not a fair shuffle" in deal.lower()
+    assert "ordered pack: not a fair shuffle" in table.lower()
+
+
 def test_a_form_without_its_form_token_is_refused(site: Site) -> None:
     browser = sign_in(site)
     response = browser.post(f"/web/deals/{site.club.deals[0]}/disputes",
@@ -617,6 +668,20 @@ def test_an_empty_dispute_reason_is_shown_on_the_deal_page(site: Site) -> None:
     text = response.get_data(as_text=True)
     assert response.status_code == 400 and "Write the reason for the dispute" in text
     assert 'aria-invalid="true"' in text
+
+
+def test_a_dispute_reason_with_a_nul_is_refused_on_the_deal_page(site: Site) -> None:
+    """The pages check text as the API does (decision 32): nothing is recorded."""
+    browser = sign_in(site)
+    html = page(browser, f"/web/deals/{site.club.deals[0]}")
+    head = site.call("GET", "/v1/health")["position"]
+
+    response = browser.post(f"/web/deals/{site.club.deals[0]}/disputes",
+                            data={"reason": "x\x00y", "csrf": csrf(html)})
+
+    assert response.status_code == 422
+    assert "control character" in response.get_data(as_text=True)
+    assert site.call("GET", "/v1/health")["position"] == head
 
 
 def test_a_page_the_read_models_have_not_reached_says_so(

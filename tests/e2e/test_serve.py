@@ -179,9 +179,11 @@ def play_a_short_deal(server: Server, store: str) -> None:
     assert refused.status == 403
     assert refused.headers["Content-Type"].startswith("application/problem+json")
 
-    table = server.expect(201, "POST", "/v1/tables", {
-        "name": "e2e", "seats": [banker["id"], pat["id"]], "banker": banker["id"],
-        "pack": {"mode": "ordered", "cards": PACK}}, staff)
+    opening = {"name": "e2e", "seats": [banker["id"], pat["id"]], "banker": banker["id"],
+               "pack": {"mode": "ordered", "cards": PACK}}
+    # Only the treasurer opens a table with an ordered pack (API.md Additions).
+    assert server.call("POST", "/v1/tables", opening, staff).status == 403
+    table = server.expect(201, "POST", "/v1/tables", opening)
     assert table["banker"] == banker["id"] and table["seats"] == [banker["id"], pat["id"]]
 
     deal = server.expect(201, "POST", f"/v1/tables/{table['id']}/deals", {}, staff)

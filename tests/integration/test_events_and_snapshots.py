@@ -204,6 +204,29 @@ def test_a_version_1_token_reads_with_its_aggregate_id_as_its_principal_id(ledge
     assert new is not None and new.principal_id != str(new.id)
 
 
+def test_a_version_1_dispute_resolution_reads_as_allowing_no_debt(ledger, store_settings):
+    """R11.4's Decision: `allow_debt` is recorded with a resolution since version 2; a
+    version-1 resolution allowed none on purpose and reads as false."""
+    dispute = Dispute.raise_about(id=UUID(int=7), deal_id=str(UUID(int=8)),
+                                  raised_by="treasurer:t", reason="recount")
+    dispute.resolve(decision="rejected", note="as paid", corrections=[], resolved_by="t",
+                    allow_debt=True)
+    events = dispute.collect_events()
+    stored = [ledger.mapper.to_stored_event(e) for e in events]
+    state = ledger.mapper.transcoder.decode(stored[1].state)
+    assert state.pop("class_version") == 2
+    del state["allow_debt"]
+    stored[1] = StoredEvent(originator_id=stored[1].originator_id,
+                            originator_version=stored[1].originator_version,
+                            topic=stored[1].topic, state=ledger.mapper.transcoder.encode(state))
+    ledger.recorder.insert_events(stored)
+
+    with fresh_ledger(store_settings) as again:
+        read = again.repository.get(UUID(int=7))
+
+    assert (read.status, read.decision, read.allow_debt) == ("resolved", "rejected", False)
+
+
 def test_a_kitty_event_saved_today_is_stored_as_version_2(ledger):
     """The current KittyPutUp is class_version 2 and names its rule when stored (R9.1)."""
     club = seat_club(ledger, rules=SHOOT)

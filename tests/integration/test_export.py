@@ -21,7 +21,9 @@ from tests.integration.projection_session import (
     pontoon,
 )
 
-HEADER = [c.strip() for c in COLUMNS.split(",")]
+# The last column: whether a deal's entry came from a fair shuffle (false at an ordered
+# table, API.md Additions), empty for an entry of no deal.
+HEADER = [*(c.strip() for c in COLUMNS.split(",")), "fair_shuffle"]
 
 
 def _iso(moment: datetime) -> str:
@@ -46,8 +48,15 @@ def expected_entries(ledger: Ledger, accounts: list[str], start: datetime, end: 
                 account, position, event.posting_id, _iso(event.timestamp),
                 event.amount if credit else -event.amount, event.balance_after,
                 event.from_account, event.to_account, event.amount, event.rule, event.reason,
-                event.deal_id, event.table_id, event.hand]))
+                event.deal_id, event.table_id, event.hand, fair_shuffle(ledger, event)]))
     return [[_cell(v) for v in row] for _, _, row in sorted(rows, key=lambda r: r[:2])]
+
+
+def fair_shuffle(ledger: Ledger, event: Any) -> str:
+    if not event.deal_id:
+        return ""
+    table_id = event.table_id or ledger.deal(event.deal_id).engine.table_id  # corrections
+    return "false" if ledger.table(table_id).engine.pack_mode == "ordered" else "true"
 
 
 def read_csv(path: Path) -> list[list[str]]:

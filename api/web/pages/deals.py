@@ -10,6 +10,7 @@ from uuid import UUID
 from flask import g, redirect, request, url_for
 from werkzeug import Response
 
+from api.inputs import text_problem
 from api.services import ProjectionsBehind
 from api.web.pages.lookups import ledger, player_names, read, table_names
 from api.web.pages.session import staff_page
@@ -17,7 +18,6 @@ from api.web.pages.site import TEXT_MAX, arg_int, bp, render
 from api.web.present import Accounts, card, describe, principal_words
 from domain.errors import NotFound, PontoonError
 from projections.audit import audit, deal_history, deal_row
-from projections.disputes import disputes
 
 
 @bp.get("/deals/<uuid:deal_id>")
@@ -34,6 +34,9 @@ def raise_dispute(deal_id: UUID) -> Response:
     if not 1 <= len(reason) <= TEXT_MAX:
         return _deal_page(str(deal_id), 400, reason=reason,
                           error="Write the reason for the dispute (up to 2000 characters).")
+    unstorable = text_problem(reason, multiline=True)
+    if unstorable is not None:
+        return _deal_page(str(deal_id), 422, reason=reason, error=f"The reason: {unstorable}.")
     try:
         outcome = ledger().raise_dispute(str(deal_id), reason, raised_by=g.web_who.id)
     except PontoonError as error:
@@ -71,8 +74,12 @@ def _deal_page(deal_id: str, status: int = 200, **extra: Any) -> Response:
     postings = [dict(p, source=words.name(p["from_account"]),
                      target=words.name(p["to_account"])) for p in found["postings"]]
     row = deal_row(store, deal_id) or {}
-    raised = [d for d in disputes(store) if d["deal_id"] == deal_id] \
-        if g.web_who.role == "treasurer" else []
+    raised = [dict(d, corrections=[dict(c, source=words.name(c["from_account"]),
+                                        target=words.name(c["to_account"]))
+                                   for c in d["corrections"]])
+              for d in found["disputes"]]
+    net = [(words.name(account), change)
+           for account, change in found["net_after_corrections"].items()]
     return render("deal.html", status, deal=found, timeline=timeline, postings=postings,
                   hands=sorted(hands.values(), key=lambda h: h["banker"]),
                   banker_cards=hands.get((found["banker"], 0), {}).get("cards", []),
@@ -80,7 +87,8 @@ def _deal_page(deal_id: str, status: int = 200, **extra: Any) -> Response:
                   banker=names.get(found["banker"], "—"),
                   table_name=words.tables.get(found["table_id"], "the table"),
                   started_at=row.get("started_at"), ended_at=row.get("ended_at"),
-                  disputes=raised, names=names, principal_words=principal_words, **extra)
+                  disputes=raised, net=net, names=names, principal_words=principal_words,
+                  **extra)
 
 
 def _timeline(found: dict[str, Any], facts: dict[int, dict[str, Any]],

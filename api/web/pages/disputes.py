@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from uuid import UUID
 
 from flask import g, redirect, request, url_for
 from werkzeug import Response
 
+from api.inputs import text_problem
 from api.web.pages.lookups import accounts_in_words, ledger, read
 from api.web.pages.session import staff_page
 from api.web.pages.site import TEXT_MAX, FormError, arg_int, bp, render
@@ -37,7 +39,8 @@ def resolve(dispute_id: UUID) -> Response:
         return _disputes_page(400, failed=str(dispute_id), form=form, error=str(error))
     try:
         outcome = ledger().resolve_dispute(str(dispute_id), decision=decision, note=note,
-                                           corrections=corrections, resolved_by=g.web_who.id)
+                                           corrections=corrections, resolved_by=g.web_who.id,
+                                           allow_debt=form.get("allow_debt") == "yes")
     except PontoonError as error:
         if isinstance(error, NotFound):
             raise
@@ -59,7 +62,12 @@ def _disputes_page(status: int = 200, *, min_position: int | None = None, **extr
 
     def shown(row: dict[str, Any]) -> dict[str, Any]:
         deal = deal_row(store, row["deal_id"]) or {}
+        # R11.4's Decision: only the deal's players, banker and kitty, and the treasury.
+        took_part = {f"player:{p}" for p in [deal.get("banker"),
+                                             *json.loads(deal.get("players") or "[]")]}
+        took_part |= {f"kitty:{deal.get('table_id')}", "treasury"}
         return dict(row, raised_by_words=principal_words(row["raised_by"], names),
+                    choices=[c for c in choices if c[0] in took_part],
                     resolved_by_words=principal_words(row["resolved_by"], names),
                     deal_number=deal.get("number"),
                     table_name=words.tables.get(deal.get("table_id", ""), "a table"),
@@ -88,6 +96,9 @@ def _resolution(form: Any) -> tuple[str, str, list[dict[str, Any]]]:
     if not 1 <= len(note) <= TEXT_MAX:
         raise FormError("Write a note for the decision (up to 2000 characters): it becomes "
                         "the reason of every correcting posting (R11.4).")
+    unstorable = text_problem(note, multiline=True)
+    if unstorable is not None:
+        raise FormError(f"The note: {unstorable}.")
     corrections = []
     for row in range(1, CORRECTION_ROWS + 1):
         source = form.get(f"from_{row}", "").strip()
