@@ -132,6 +132,15 @@ class StakePlaced(PlayerFact):
     posting: Posting
 
 
+class PlayerSatOut(PlayerFact):
+    """R3.5: when their turn to stake came the player held less than the minimum stake, so
+    they sit this deal out; their first card went to the bottom of the pack unseen (it is
+    named by no fact but its `CardDealt`)."""
+
+    reason: str
+    rule: str
+
+
 class BankerDoubled(BankerFact): ...
 
 
@@ -208,6 +217,10 @@ class DealVoided(Fact):
     postings: list[Posting]
     kitty_after: int
     reason: str
+    # R1.6 (the pack ran out) shuffles before the next deal; R3.5 (nobody but the banker left
+    # to stake) keeps the pack, its used cards at the bottom. Stored R1.6 voids lack both.
+    pack_after: list[str] | None = None
+    shuffle_needed: bool = True
 
 
 # --- Table facts -------------------------------------------------------------------------
