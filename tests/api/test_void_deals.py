@@ -18,6 +18,7 @@ from api.web.present import EVENT_WORDS, describe
 from domain.engine import facts as f
 from domain.engine.cards import full_pack
 from tests.api.helpers import Club, Player, ok, problem, shared_client
+from tests.conftest import TREASURER_TOKEN
 
 __all__ = ["shared_client"]
 
@@ -152,6 +153,25 @@ def test_r3_5_the_stake_before_a_short_players_turn_sits_them_out(club: Club) ->
     assert found["verification"] == VERIFIED
     assert [m["event"] for m in found["timeline"]][4:7] == [
         "StakePlaced", "PlayerSatOut", "CardDealt"]
+
+
+def test_r3_5_the_treasurers_deal_page_says_who_sat_out_and_why(club: Club) -> None:
+    """R3.5 (the treasurer's pages, /web): the deal's timeline reads "Pat sits this deal
+    out" with the reason recorded, and Pat's unseen card is drawn as a card back."""
+    people, _, deal = two_tables(club, b_top=("9C", "KD"))
+    answer = club.act(deal["id"], people["Pat"], "stake", amount=10)
+    browser = club.client.application.test_client()
+    signed_in = browser.post("/web/sign-in", data={"token": TREASURER_TOKEN, "next": "/web/"})
+    assert signed_in.status_code == 303
+
+    html = browser.get(f"/web/deals/{deal['id']}",
+                       query_string={"min_position": answer["position"]})
+
+    text = html.get_data(as_text=True)
+    assert html.status_code == 200, text[:2000]
+    assert f"Pat sits this deal out: {REASON}" in text
+    assert "The deal is void" in text
+    assert "king of diamonds" in text and "nine of clubs" not in text
 
 
 SIX = ("Bea", "P1", "P2", "P3", "P4", "P5")

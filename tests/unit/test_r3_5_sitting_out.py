@@ -32,9 +32,10 @@ class Tables:
         return self.a.ids[name]
 
 
-def two_tables(b_seats=("Bob", "Pat"), *, top=(), rules=None, pat=10):
+def two_tables(b_seats=("Bob", "Pat"), *, top=(), rules=None, pat=10, recorded=None):
     """Tables A (Ann, Pat) and B (`b_seats`, Bob banking), each with its deal started; B's
-    pack is stacked with `top` (dealt in B's turn order)."""
+    pack is stacked with `top` (dealt in B's turn order), or B is in recorded mode and its
+    first round is the cards `recorded`."""
     club = Club()
     ids = {name: club.register_player(name) for name in ("Ann", "Bob", "Pat", "Sam")}
     for name, player in ids.items():
@@ -43,11 +44,12 @@ def two_tables(b_seats=("Bob", "Pat"), *, top=(), rules=None, pat=10):
                         pack={"mode": "ordered", "cards": stacked_pack(())})
     b = club.open_table("B", [ids[n] for n in b_seats], banker=ids["Bob"],
                         rules={**RULES, **(rules or {})},
-                        pack={"mode": "ordered", "cards": stacked_pack(top)})
+                        pack={"mode": "recorded"} if recorded else
+                        {"mode": "ordered", "cards": stacked_pack(top)})
     names = {v: k for k, v in ids.items()}
     tables = Tables(club, Game(club, ids, a, names=names), Game(club, ids, b, names=names))
     tables.a.start()
-    tables.b.start()
+    tables.b.deal_id = club.start_deal(b, cards=recorded)
     return tables
 
 
@@ -197,3 +199,18 @@ def test_r3_5_a_deal_with_a_player_who_sat_out_replays_and_decides_again(seats):
     assert (replayed.order, replayed.sat_out, replayed.phase, list(replayed.pack or [])) == (
         t.b.deal.order, t.b.deal.sat_out, t.b.deal.phase, list(t.b.deal.pack or []))
     assert verify_deal(facts).replayed, verify_deal(facts).differences
+
+
+def test_r3_5_at_a_recorded_table_the_second_round_leaves_out_who_sat_out():
+    """R3.5 with R1.7: at a recorded table Sam's stake brings staking to Pat, who sits out;
+    the operator enters the second round for Sam and the banker only, Pat's card goes back
+    to what the packs may still deal, and the deal decides again from its facts."""
+    t = two_tables(("Bob", "Sam", "Pat"), recorded=["9S", "9C", "KD"])
+    t.a.act("Pat", "stake", amount=10)
+
+    facts = t.b.act("Sam", "stake", amount=10, cards=["8S", "QD"])
+
+    assert [type(x).__name__ for x in facts][:2] == ["StakePlaced", "PlayerSatOut"]
+    assert t.b.deal.hands[t.id("Sam")][0].cards == ["9S", "8S"]
+    assert t.b.deal.in_play["9C"] == 0 and t.b.deal.phase == "playing"
+    assert verify_deal(history(t.b)).replayed, verify_deal(history(t.b)).differences
