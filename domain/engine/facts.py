@@ -133,9 +133,8 @@ class StakePlaced(PlayerFact):
 
 
 class PlayerSatOut(PlayerFact):
-    """R3.5: when their turn to stake came the player held less than the minimum stake, so
-    they sit this deal out; their first card went to the bottom of the pack unseen (it is
-    named by no fact but its `CardDealt`)."""
+    """R3.5: holding less than the minimum stake when their turn to stake came, the player
+    sits this deal out; their first card (in its `CardDealt` only) went under the pack."""
 
     reason: str
     rule: str
@@ -217,8 +216,7 @@ class DealVoided(Fact):
     postings: list[Posting]
     kitty_after: int
     reason: str
-    # R1.6 (the pack ran out) shuffles before the next deal; R3.5 (nobody but the banker left
-    # to stake) keeps the pack, its used cards at the bottom. Stored R1.6 voids lack both.
+    # R1.6 (the pack ran out) shuffles next; R3.5 (nobody but the banker left) keeps the pack.
     pack_after: list[str] | None = None
     shuffle_needed: bool = True
 
