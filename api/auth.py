@@ -49,8 +49,9 @@ def require(*roles: str) -> Principal:
 
 
 def require_seat_in(who: Principal, engine: Any, message: str) -> None:
-    """A player token may only concern deals it plays in (as banker or player)."""
-    if who.role == "player" and who.player_id not in (engine.banker, *engine.order):
+    """A player token may only concern deals it was dealt into (as banker or player; one
+    who sat the deal out, R3.5, was dealt in and may see what the deal recorded of them)."""
+    if who.role == "player" and who.player_id not in (engine.banker, *engine.dealt_in):
         raise Forbidden(message)
 
 

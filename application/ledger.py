@@ -225,9 +225,13 @@ class Ledger(TokenCommands, DisputeCommands, LedgerBase):
             deal = self.deal(deal_id, expected_version)
             accounts = self._accounts_of([player_id], referenced=True)
             chips = accounts[UUID(player_id)].balance
+            # R3.5: staking passes over a player who no longer holds the minimum stake.
+            to_stake = deal.engine.still_to_stake()
+            accounts.update(self._accounts_of(p for p in to_stake if UUID(p) not in accounts))
+            holdings = {p: accounts[UUID(p)].balance for p in to_stake}
             first = deal.version + 1
             decided = deal.trial().act(player_id, action, hand=hand, amount=amount,
-                                       cards=cards, chips=chips)
+                                       cards=cards, chips=chips, holdings=holdings)
             deal.record(decided, actor)
             saved = self._after_deal_facts(deal, None, decided, first, accounts, actor)
             return saved, {"deal_id": deal_id, "version": deal.version}

@@ -55,7 +55,7 @@ def play_demo(console: Console, *, seed: str | None = None, players: int = 4,
 def _show_result(console: Console, club: Club, deal_id: str, label: dict[str, str]) -> None:
     deal = club.deal(deal_id)
     if deal.phase == "void":
-        console.print(f"  [yellow]void[/]: {deal.void_reason}")
+        console.print(f"  [yellow]void[/]: {deal.voided.reason if deal.voided else ''}")
         return
     settled = deal.settlement
     assert settled is not None

@@ -111,12 +111,13 @@ def audit(store: ReadStore, deal_id: str, *, names: dict[str, str]) -> dict[str,
     verification = verify_deal(history) if history else None
     postings = _postings(deal_id, rows, history, names)
     disputes = disputes_of_deal(store, deal_id, names)
+    unseen = {fact.player for fact in history if isinstance(fact, f.PlayerSatOut)}
     return {
         "deal_id": deal_id, "table_id": deal["table_id"], "number": deal["number"],
         "phase": deal["phase"], "banker": deal["banker"],
         "players": json.loads(deal["players"]),
-        "timeline": [_moment(row, fact, over, names) for row, fact in zip(rows, history,
-                                                                           strict=True)],
+        "timeline": [_moment(row, fact, over and not _unseen(fact, unseen), names)
+                     for row, fact in zip(rows, history, strict=True)],
         "postings": postings,
         "pack": {"commitment": deal["commitment"], "seed": seed,
                  "seed_matches": None if seed is None else
@@ -152,13 +153,19 @@ _ACTIONS = {"StakePlaced": "stake", "ShootBetPlaced": "shoot", "ShootPassed": "p
             "BankerDeclinedToDouble": "decline", "BankerStayed": "stay"}
 
 
-def _moment(row: dict[str, Any], fact: f.Fact, over: bool, names: dict[str, str]
+def _unseen(fact: f.Fact, sat_out: set[str]) -> bool:
+    """R3.5: the first card of a player who sat the deal out went under the pack unseen."""
+    return isinstance(fact, f.CardDealt) and fact.player in sat_out
+
+
+def _moment(row: dict[str, Any], fact: f.Fact, shown: bool, names: dict[str, str]
             ) -> dict[str, Any]:
+    """One event; a face-down card is `shown` once the deal is over (API.md), not before."""
     data = fact.to_dict()
     player = data.get("player") or data.get("banker")
     card = data.get("card")
-    if isinstance(fact, f.CardDealt) and not fact.face_up and not over:
-        card = None  # face down while the deal is open (API.md)
+    if isinstance(fact, f.CardDealt) and not fact.face_up and not shown:
+        card = None
     cards = [card] if "card" in data else data.get("cards")
     amount = data.get("amount") or data.get("stake")
     return {"at": row["at"], "position": row["position"], "version": row["version"],

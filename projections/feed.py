@@ -1,6 +1,7 @@
 """The global event log for integrating apps (API.md `GET /v1/events`), secrets left out.
 
-Left out: every face-down card until its deal is settled or void; the pack order a deal
+Left out: every face-down card until its deal is settled or void (and for good the first card
+of a player who sat the deal out, which went under the pack unseen, R3.5); the pack order a deal
 starts from and leaves behind (it is the next deal's cards), and an ordered table's pack; a
 pack's seed until the next shuffle reveals it (the later event carries it as
 `revealed_seed`). Tokens and idempotency receipts are not part of the feed.
@@ -8,6 +9,7 @@ pack's seed until the next shuffle reveals it (the later event carries it as
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from projections.audit import deal_row
@@ -23,6 +25,7 @@ def events(ledger: EventLog, store: ReadStore, *, after: int, limit: int
     """Up to `limit` events after position `after`, and the cursor for the next page."""
     page = ledger.recorder.select_notifications(start=after + 1, limit=limit)
     settled: dict[str, bool] = {}
+    sat_out: dict[str, set[str]] = {}
     items = []
     for notification in page:
         if notification.topic.startswith(HIDDEN_TOPICS):
@@ -35,7 +38,9 @@ def events(ledger: EventLog, store: ReadStore, *, after: int, limit: int
             if deal_id not in settled:
                 row = deal_row(store, deal_id)
                 settled[deal_id] = row is not None and row["phase"] != "open"
-            _redact(name, data, settled[deal_id])
+                sat_out[deal_id] = _sat_out(store, deal_id) if settled[deal_id] else set()
+            over = settled[deal_id] and data.get("fact", {}).get("player") not in sat_out[deal_id]
+            _redact(name, data, over)
         elif aggregate == "TableAggregate":
             _redact(name, data, True)
         items.append({"position": notification.id, "at": at(event),
@@ -54,6 +59,13 @@ def _data(event: Any) -> dict[str, Any]:
         data["fact"] = dict(data["fact"])
     plain: dict[str, Any] = _plain(data)
     return plain
+
+
+def _sat_out(store: ReadStore, deal_id: str) -> set[str]:
+    """The players who sat a deal out (R3.5): their first card stays hidden."""
+    rows = store.rows("SELECT fact FROM deal_events WHERE deal_id = %s AND type = %s",
+                      (deal_id, "PlayerSatOut"))
+    return {json.loads(row["fact"])["player"] for row in rows}
 
 
 def _redact(name: str, data: dict[str, Any], deal_over: bool) -> None:

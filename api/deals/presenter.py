@@ -3,7 +3,9 @@
 A face-down card is shown only to its holder, and in recorded mode to staff, who enter the
 cards at the physical table; every other viewer, the treasurer included, sees null. The
 banker looks at their own first card only when deciding to double (R10.3) and at both once
-the second round is out (R3.4, R3.7). Once the deal is settled or void every card is shown.
+the second round is out (R3.4, R3.7). Once the deal is settled or void every card is shown,
+but for the first card of a player who sat the deal out: it went under the pack unseen
+(R3.5), and their hands are empty.
 """
 
 from __future__ import annotations
@@ -46,12 +48,13 @@ def deal_view(deal: DealAggregate, viewer: Principal, position: int | None) -> d
                 {"cards": _cards(hand.cards, hand.face_up, sees(player)), "stake": hand.stake,
                  "shoot_bet": hand.shoot_bet, "status": hand.status,
                  "bought": list(hand.bought), "twisted": hand.twisted}
-                for hand in engine.hands[player]]}
-            for player in engine.order],
+                for hand in engine.hands.get(player, [])],
+             "sat_out": engine.sat_out.get(player)}  # R3.5: their card went under the pack
+            for player in engine.dealt_in],
         "kitty": engine.kitty if engine.rules.shoot else 0,
         "commitment": engine.commitment,
         "settlement": _settlement(deal) if deal.ended is not None else None,
-        "void_reason": engine.void_reason,
+        "void_reason": engine.voided.reason if engine.voided is not None else None,
         "version": deal.version, "position": position,
         "fair_shuffle": _fair_shuffle(ledger(), engine.table_id),
     }
@@ -75,7 +78,9 @@ def _settlement(deal: DealAggregate) -> dict[str, Any]:
     """The settlement's postings, or a void deal's refunds (R1.6)."""
     settled = deal.engine.settlement
     assert deal.ended is not None
-    postings = settled.postings if settled is not None else deal.engine.void_postings
+    voided = deal.engine.voided
+    postings = settled.postings if settled is not None else \
+        voided.postings if voided is not None else []
     version = deal.ended["version"]
     return {"postings": [
         {**p.to_dict(), "id": posting_id(deal.id, version, index), "at": deal.ended["at"],

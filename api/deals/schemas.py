@@ -1,6 +1,7 @@
 from marshmallow import Schema, fields, validate
 
 from api.schemas import (
+    AMOUNT_MAX,
     CommandAnswerSchema,
     PostingSchema,
     card_code,
@@ -18,7 +19,9 @@ class ActionSchema(Schema):
     player_id = fields.UUID(required=True, metadata={"description": "who acts; the banker "
                                                                      "names themselves"})
     action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
-    hand = small_number(0, 3, metadata={"description": "default: the hand in play"})
+    hand = small_number(0, AMOUNT_MAX, metadata={
+        "description": "default: the hand in play; a hand the player does not hold is 422 "
+                       "naming the action's rule, one held but not in turn 409"})
     amount = chips(metadata={
         "description": "stake, buy and shoot; a new shoot bet for split (R9.6)"})
     card = card_code(metadata={"description": "recorded mode: the card dealt"})
@@ -51,6 +54,10 @@ class HandSchema(Schema):
 class SeatHandsSchema(Schema):
     player_id = fields.String(required=True)
     hands = fields.List(fields.Nested(HandSchema), required=True)
+    sat_out = fields.String(allow_none=True, metadata={
+        "description": "why the player sat this deal out (R3.5: when their turn to stake "
+                       "came they held less than the minimum stake); their hands are then "
+                       "empty"})
 
 
 class SettlementSchema(Schema):
@@ -148,7 +155,9 @@ class LegalActionSchema(Schema):
     hand = fields.Integer(required=True)
     action = fields.String(required=True)
     amount_min = fields.Integer(allow_none=True, metadata={
-        "description": "for split: the smallest shoot bet on the new hand (optional)"})
+        "description": "for split: the smallest shoot bet on the new hand (optional); null "
+                       "for a stake: the player holds less than the minimum stake, and their "
+                       "stake sits the deal out (R3.5)"})
     amount_max = fields.Integer(allow_none=True)
 
 

@@ -142,6 +142,7 @@ EVENT_WORDS: dict[type[f.Fact], str | Callable[[Told], str]] = {
     f.CardDealt: lambda t: f"{t['player']} is dealt a card "
                            f"{'face up' if t['face_up'] else 'face down'}{t['of_hand']}",
     f.StakePlaced: "{player} stakes {amount}",
+    f.PlayerSatOut: "{player} sits this deal out: {reason}",
     f.BankerDoubled: "{banker} doubles (R10.3)",
     f.BankerDeclinedToDouble: "{banker} declines to double",
     f.ShootBetPlaced: lambda t: f"{t['player']} shoots {t['amount']} against the kitty"

@@ -53,6 +53,8 @@ def choose_action(view: Mapping[str, Any], items: Sequence[Mapping[str, Any]], r
 
     if "stake" in by_action:
         stake = by_action["stake"]
+        if stake.get("amount_min") is None or stake.get("amount_max") is None:
+            return pick("stake")  # too few chips left: the stake sits the deal out (R3.5)
         return pick("stake", rng.randint(stake["amount_min"], stake["amount_max"]))
     banker_cards = list((view.get("banker") or {}).get("cards") or [])
     if "double" in by_action:

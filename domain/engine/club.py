@@ -152,7 +152,8 @@ class Club:
             amount: int | None = None, cards: Sequence[str] | None = None) -> list[f.Fact]:
         deal = self.deal(deal_id)
         held = self.balances.get(player_account(player_id))
-        facts = deal.act(player_id, action, hand=hand, amount=amount, cards=cards, chips=held)
+        facts = deal.act(player_id, action, hand=hand, amount=amount, cards=cards, chips=held,
+                         holdings=self.chips_of(deal.still_to_stake()))
         self._record(deal_id, facts)
         self._end_if_over(deal)
         return facts

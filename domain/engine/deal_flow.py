@@ -10,8 +10,11 @@ and doubling (deal_staking.py), shoot bets (deal_shooting.py), the players' turn
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from domain.engine import facts as f
-from domain.engine.deal_state import DEALING, PLAYING, DealState, Hand
+from domain.engine.deal_hand import Hand
+from domain.engine.deal_state import DEALING, PLAYING, DealState
 from domain.engine.deal_supply import CardSupply
 from domain.engine.hands import BUST, OPEN, finished_status
 from domain.engine.postings import Posting, check_affordable, check_amount, player_account
@@ -23,6 +26,7 @@ class DealFlow(DealState):
     """A deal's state with the means to decide: facts emitted are applied at once."""
 
     _out: list[f.Fact]
+    _holdings: Mapping[str, int]  # what players still to stake hold, during a command (R3.5)
 
     # --- recording and dealing ---------------------------------------------------------
 

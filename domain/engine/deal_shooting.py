@@ -27,8 +27,6 @@ class Shooting(DealFlow):
     def _shoot_first_round(self, player: str, hand: int | None, amount: int | None,
                            chips: int | None, supply: CardSupply) -> None:
         self._in_round(player, SHOOTING, "R9.3", "shoot bets")
-        if hand not in (None, 0):
-            raise NotNow("the first shoot round bets on hand 0 (R9.3)", "R9.3")
         amount = self._shoot_amount(player, amount, chips)
         self._emit(f.ShootBetPlaced(player, 0, amount, "first_round", self._into_escrow(
             player, amount, "R9.3",

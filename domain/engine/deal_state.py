@@ -11,36 +11,16 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from domain.engine import facts as f
+from domain.engine.deal_hand import Hand
 from domain.engine.hands import BUST, OPEN
 from domain.engine.postings import Posting, escrow_account, kitty_account
 from domain.engine.rules import TableRules
 
+__all__ = ["BANKER", "DEALING", "DOUBLING", "PLAYING", "SETTLED", "SHOOTING", "STAKING",
+           "VOID", "DealState", "Hand"]
+
 STAKING, DOUBLING, SHOOTING, DEALING, PLAYING, BANKER, SETTLED, VOID = (
     "staking", "doubling", "shooting", "dealing", "playing", "banker", "settled", "void")
-
-
-class Hand:
-    """One set of cards with its own stake, buy history and twist state (R5.5)."""
-
-    __slots__ = ("cards", "face_up", "stake", "initial", "shoot_bet", "status", "bought",
-                 "twisted", "split", "acted", "shot", "returned")
-
-    def __init__(self, cards: list[str] | None = None, face_up: list[bool] | None = None) -> None:
-        self.cards: list[str] = cards or []
-        self.face_up: list[bool] = face_up or []
-        self.stake = 0
-        self.initial = 0
-        self.shoot_bet = 0
-        self.status = OPEN
-        self.bought: list[int] = []
-        self.twisted = False
-        self.split = False  # formed by splitting (R2.5: its pontoon does not take the bank)
-        self.acted = False  # any action taken, which closes split and burn (R5.1, R10.8)
-        self.shot = False  # the fourth-card shoot window was used (R9.5)
-        self.returned = False  # its cards already went to the bottom of the pack (R4.7)
-
-    def snapshot(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
 
 
 class DealState(f.FactState):
@@ -52,7 +32,9 @@ class DealState(f.FactState):
         self.number = 0
         self.banker = ""
         self.rules = TableRules()
-        self.order: list[str] = []
+        self.dealt_in: list[str] = []  # every player dealt a first card, in turn order
+        self.order: list[str] = []  # those still in the deal (R3.5: less those who sat out)
+        self.sat_out: dict[str, str] = {}  # player: why they sat this deal out (R3.5)
         self.hands: dict[str, list[Hand]] = {}
         self.pack: deque[str] | None = None
         self.in_play: Counter[str] = Counter()  # recorded mode: cards out of the pack
@@ -67,8 +49,7 @@ class DealState(f.FactState):
         self.doubled = False
         self.postings: list[Posting] = []
         self.settlement: f.DealSettled | None = None
-        self.void_reason: str | None = None
-        self.void_postings: list[Posting] = []
+        self.voided: f.DealVoided | None = None
         self.escrow = ""
         self.kitty_account = ""
         self.version = 0
@@ -87,6 +68,12 @@ class DealState(f.FactState):
         if self.phase in (STAKING, SHOOTING, PLAYING) and self.turn_index is not None:
             return (self.order[self.turn_index], self.turn_hand)
         return None
+
+    def still_to_stake(self) -> list[str]:
+        """The players whose stake is still to come, the one in turn first (R3.5)."""
+        if self.phase != STAKING or self.turn_index is None:
+            return []
+        return self.order[self.turn_index:]
 
     def all_hands(self) -> Iterator[tuple[str, int, Hand]]:
         """Every player hand in table order (R1.5): players in turn, hands in play order."""
@@ -110,7 +97,7 @@ class DealState(f.FactState):
 
     def _started(self, e: f.DealStarted) -> None:
         self.deal_id, self.table_id, self.number = e.deal_id, e.table_id, e.number
-        self.banker, self.order = e.banker, list(e.players)
+        self.banker, self.order, self.dealt_in = e.banker, list(e.players), list(e.players)
         self.rules = TableRules.from_dict(e.rules)
         self.hands = {player: [Hand()] for player in self.order}
         self.pack = deque(e.pack) if e.pack is not None else None
@@ -137,6 +124,14 @@ class DealState(f.FactState):
         hand.stake = hand.initial = e.amount
         self.postings.append(e.posting)
         self._next_in_round(after_staking=True)
+
+    def _sat_out(self, e: f.PlayerSatOut) -> None:
+        """R3.5: the player leaves the turn order; their first card goes under the pack."""
+        assert self.turn_index is not None and self.order[self.turn_index] == e.player
+        self._return_cards(self.hands.pop(e.player)[0].cards)
+        self.order.remove(e.player)
+        self.sat_out[e.player] = e.reason
+        self._end_of_round(after_staking=True)
 
     def _banker_doubled(self, e: f.BankerDoubled) -> None:
         self.doubled = True
@@ -165,9 +160,15 @@ class DealState(f.FactState):
     def _next_in_round(self, *, after_staking: bool) -> None:
         assert self.turn_index is not None
         self.turn_index += 1
-        if self.turn_index < len(self.order):
+        self._end_of_round(after_staking=after_staking)
+
+    def _end_of_round(self, *, after_staking: bool) -> None:
+        """Past the last player the round is over; with nobody left the deal is void next."""
+        if self.turn_index is None or self.turn_index < len(self.order):
             return
         self.turn_index = None
+        if not self.order:
+            return
         if after_staking and self.rules.banker_may_double:
             self.phase = DOUBLING
         elif after_staking and self.rules.shoot:
@@ -242,8 +243,7 @@ class DealState(f.FactState):
         self._reveal_all()
 
     def _voided(self, e: f.DealVoided) -> None:
-        self.phase, self.void_reason, self.kitty = VOID, e.reason, e.kitty_after
-        self.void_postings = list(e.postings)
+        self.phase, self.voided, self.kitty = VOID, e, e.kitty_after
         self.postings.extend(e.postings)
         self.turn_index = None
         self._reveal_all()
@@ -282,7 +282,8 @@ class DealState(f.FactState):
 
 _APPLY: dict[type[f.Fact], Callable[[Any, Any], None]] = {
     f.DealStarted: DealState._started, f.CardDealt: DealState._card_dealt,
-    f.StakePlaced: DealState._stake_placed, f.BankerDoubled: DealState._banker_doubled,
+    f.StakePlaced: DealState._stake_placed, f.PlayerSatOut: DealState._sat_out,
+    f.BankerDoubled: DealState._banker_doubled,
     f.BankerDeclinedToDouble: DealState._banker_declined, f.ShootBetPlaced: DealState._shot,
     f.ShootPassed: DealState._passed, f.CardBought: DealState._bought,
     f.HandTwisted: DealState._twisted, f.HandSplit: DealState._split,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from domain.engine import facts as f
 from domain.engine.cards import RANK
 from domain.engine.deal_flow import DealFlow
-from domain.engine.deal_state import Hand
+from domain.engine.deal_hand import Hand
 from domain.engine.deal_supply import CardSupply
 from domain.engine.hands import can_split, hard_total, value
 from domain.errors import NotAllowed

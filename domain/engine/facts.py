@@ -132,6 +132,14 @@ class StakePlaced(PlayerFact):
     posting: Posting
 
 
+class PlayerSatOut(PlayerFact):
+    """R3.5: holding less than the minimum stake when their turn to stake came, the player
+    sits this deal out; their first card (in its `CardDealt` only) went under the pack."""
+
+    reason: str
+    rule: str
+
+
 class BankerDoubled(BankerFact): ...
 
 
@@ -208,6 +216,9 @@ class DealVoided(Fact):
     postings: list[Posting]
     kitty_after: int
     reason: str
+    # R1.6 (the pack ran out) shuffles next; R3.5 (nobody but the banker left) keeps the pack.
+    pack_after: list[str] | None = None
+    shuffle_needed: bool = True
 
 
 # --- Table facts -------------------------------------------------------------------------

@@ -41,7 +41,11 @@ def legal_actions(deal: DealState, chips: Mapping[str, int] | None = None
             out.append(LegalAction(player, index, action, low, high))
 
     if deal.phase == STAKING:
-        ranged("stake", rules.min_stake, rules.max_stake)
+        if held is not None and held < rules.min_stake:
+            # R3.5: their stake, whatever its amount, is answered by sitting the deal out.
+            out.append(LegalAction(player, index, "stake"))
+        else:
+            ranged("stake", rules.min_stake, rules.max_stake)
     elif deal.phase == DOUBLING:
         out += [LegalAction(player, 0, "double"), LegalAction(player, 0, "decline")]
     elif deal.phase == SHOOTING:

@@ -22,7 +22,8 @@ from domain.engine.hands import (
 from domain.engine.postings import Posting, net_changes, player_account
 
 if TYPE_CHECKING:
-    from domain.engine.deal_state import DealState, Hand
+    from domain.engine.deal_hand import Hand
+    from domain.engine.deal_state import DealState
 
 
 class _Verdict:
@@ -68,7 +69,7 @@ def settle(deal: DealState) -> f.DealSettled:
         h.status in (PONTOON, ROYAL_PONTOON) for _, _, h in deal.all_hands())
     _assert_escrow_empty(deal, postings)
     return f.DealSettled(postings, results, banker_words, next_banker, passed_by, kitty, held,
-                         _pack_after(deal))
+                         pack_after(deal))
 
 
 def _judge(deal: DealState, hand: Hand, words: str, banker_words: str,
@@ -177,7 +178,7 @@ def _next_banker(deal: DealState, banker_grade: int | None) -> tuple[str, str | 
     return deal.banker, None
 
 
-def _pack_after(deal: DealState) -> list[str] | None:
+def pack_after(deal: DealState) -> list[str] | None:
     """R1.4, R1.5: used cards go under the pack: hands in table order, then the banker's."""
     if deal.pack is None:
         return None

@@ -38,7 +38,8 @@ def choose(deal: DealState, options: Sequence[LegalAction], rng: Rng
 
     if "stake" in by_action:
         option = by_action["stake"]
-        assert option.amount_min is not None and option.amount_max is not None
+        if option.amount_min is None or option.amount_max is None:
+            return pick("stake")  # too few chips left: the stake sits the deal out (R3.5)
         return pick("stake", rng.randint(option.amount_min, option.amount_max))
     if "double" in by_action:
         first = RANK[deal.banker_cards[0]]

@@ -105,8 +105,10 @@ class Table(BankAndKitty):
         """Take back what a finished deal changed: banker, kitty, pack (R1.4, R1.6, R8.1)."""
         assert deal.is_over and deal.deal_id == self.deal_id, "only the open deal ends"
         if deal.phase == VOID:
-            return self._record(f.DealEnded(deal.deal_id, VOID, self.banker, deal.kitty, None,
-                                            True))
+            voided = deal.voided
+            assert voided is not None
+            return self._record(f.DealEnded(deal.deal_id, VOID, self.banker, deal.kitty,
+                                            voided.pack_after, voided.shuffle_needed))
         settled = deal.settlement
         assert settled is not None
         return self._record(f.DealEnded(deal.deal_id, deal.phase, settled.next_banker,

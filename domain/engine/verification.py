@@ -10,7 +10,7 @@ amount or payment shows as a difference.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain.engine import facts as f
@@ -27,6 +27,7 @@ class Command:
     hand: int | None = None
     amount: int | None = None
     cards: tuple[str, ...] = ()
+    chips: int | None = None  # what the player held, where the facts tell (R3.5)
 
 
 @dataclass
@@ -48,25 +49,33 @@ def commands_of(history: Sequence[f.Fact]) -> list[Command]:
     assert isinstance(opened, f.DealStarted)
 
     def command(player: str, action: str, hand: int | None = None,
-                amount: int | None = None) -> None:
-        commands.append(Command(player, action, hand, amount))
+                amount: int | None = None, chips: int | None = None) -> None:
+        commands.append(Command(player, action, hand, amount, chips=chips))
 
+    banker_turn = False
     for fact in history[1:]:
         if isinstance(fact, f.CardDealt):
             if fact.rule == "R6.3":  # a card the banker drew
                 command(fact.player, "draw")
             dealt.append(fact.card)
             if commands:
-                last = commands[-1]
-                commands[-1] = Command(last.player, last.action, last.hand, last.amount,
-                                       (*last.cards, fact.card))
+                commands[-1] = replace(commands[-1], cards=(*commands[-1].cards, fact.card))
             continue
         if isinstance(fact, f.StakePlaced):
             command(fact.player, "stake", amount=fact.amount)
+        elif isinstance(fact, f.PlayerSatOut):
+            # Whether the stake before it or their own found them short, a stake of theirs
+            # holding nothing decides the same facts (R3.5).
+            command(fact.player, "stake", chips=0)
+        elif isinstance(fact, f.BankerTurnBegan):
+            banker_turn = True
+        elif isinstance(fact, f.DealVoided) and banker_turn:
+            # In the banker's turn only a draw deals: this one found the pack empty (R1.6),
+            # so no card of its own names it.
+            command(opened.banker, "draw")
         elif isinstance(fact, f.ShootBetPlaced):
             if fact.window == "split":
-                last = commands[-1]
-                commands[-1] = Command(last.player, last.action, last.hand, fact.amount)
+                commands[-1] = replace(commands[-1], amount=fact.amount)
             else:
                 command(fact.player, "shoot", fact.hand, fact.amount)
         elif isinstance(fact, f.ShootPassed) and not fact.automatic:
@@ -108,7 +117,7 @@ def verify_deal(history: Sequence[f.Fact]) -> Verification:
         deal = Deal.replay(decided)
         for command in commands_of(history):
             decided += deal.act(command.player, command.action, hand=command.hand,
-                                amount=command.amount,
+                                amount=command.amount, chips=command.chips,
                                 cards=list(command.cards) if recorded else None)
     except (PontoonError, AssertionError, KeyError, IndexError, ValueError) as error:
         differences.append(f"the recorded commands do not replay: {error}")

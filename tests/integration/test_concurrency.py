@@ -92,9 +92,11 @@ def posting_id(source_id: str, version: int, index: int = 0) -> str:
 def test_r11_2_eight_threads_spending_one_players_chips_at_eight_tables_never_overdraw(
         ledger, round_):
     """R11.2: chips are never spent twice. Eight stakes race for chips that cover k of them:
-    exactly k succeed (fewer only if some lost every retry as Conflict), the others are
-    refused for want of chips, the balance is buy-in − successes × stake ≥ 0, the account's
-    entries form one consistent chain, and every recorded stake has its matching debit."""
+    exactly k are placed (fewer only if some lost every retry as Conflict); the others find
+    Pat holding nothing, less than the minimum stake, and sit him out of their deal (R3.5,
+    where a refusal would leave the deal waiting for ever). The balance is buy-in − stakes
+    placed × stake ≥ 0, the account's entries form one consistent chain, and every recorded
+    stake has its matching debit."""
     stake, k = 5, (1, 3, 5, 7)[round_]
     banker = new_player(ledger, "Banker", 1000)
     player = new_player(ledger, "Pat", k * stake)
@@ -103,9 +105,14 @@ def test_r11_2_eight_threads_spending_one_players_chips_at_eight_tables_never_ov
     results = race([lambda d=d: ledger.act(d, player, "stake", amount=stake) for d in deals])
 
     assert unexpected(results, InsufficientChips, Conflict) == []
-    won = [d for d, r in zip(deals, results, strict=True) if isinstance(r, Outcome)]
+    answered = [d for d, r in zip(deals, results, strict=True) if isinstance(r, Outcome)]
+    won = [d for d in answered if any(isinstance(e, DealAggregate.StakePlaced)
+                                      for e in deal_events(ledger, d))]
+    sat_out = [d for d in answered if any(isinstance(e, DealAggregate.PlayerSatOut)
+                                          for e in deal_events(ledger, d))]
     conflicts = sum(isinstance(r, Conflict) for r in results)
     assert len(won) == k if conflicts == 0 else len(won) <= k
+    assert sorted(won + sat_out) == sorted(answered)
     balance = ledger.player_account(player).balance
     assert balance == k * stake - len(won) * stake >= 0
     events = account_events(ledger, player)

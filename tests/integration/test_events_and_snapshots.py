@@ -41,6 +41,7 @@ PINNED_TOPICS = [
     "domain.aggregates:DealAggregate.DealStarted",
     "domain.aggregates:DealAggregate.CardDealt",
     "domain.aggregates:DealAggregate.StakePlaced",
+    "domain.aggregates:DealAggregate.PlayerSatOut",
     "domain.aggregates:DealAggregate.BankerDoubled",
     "domain.aggregates:DealAggregate.BankerDeclinedToDouble",
     "domain.aggregates:DealAggregate.ShootBetPlaced",

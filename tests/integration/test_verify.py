@@ -153,3 +153,33 @@ def test_a_store_with_a_void_deal_verifies_and_the_audit_shows_it_void(
     assert row["phase"] == "void" and row["ended_position"] is not None
     assert {r["balance"] for r in store.rows("SELECT balance FROM accounts WHERE kind = %s",
                                              ("player",))} == {10}
+
+
+def test_a_store_where_players_sat_out_verifies_and_the_kept_pack_is_dealt_next(
+        store_settings, ledger, tmp_path):
+    """R3.5: Pat holds 10 chips at two tables with a minimum stake of 10 and stakes them at
+    A; at B his stake sits him out and, nobody else being left, B's deal is void with the
+    pack kept. After a buy-in the next deal at B starts from that kept pack. `pontoon
+    verify` re-decides every deal, the sit-out and both voids included, and checks each
+    deal's pack against its table's: exit 0."""
+    rules = {"min_stake": 10, "max_stake": 20}
+    a = seat_club(ledger, ("Ann", "Pat"), rules=rules, chips={"Ann": 100, "Pat": 10},
+                  banker="Ann")
+    b_table = str(ledger.open_table(
+        name="B", seats=[a.ids["Ann"], a.ids["Pat"]], banker=a.ids["Ann"], rules=rules,
+        pack={"mode": "ordered", "cards": stacked_pack(["9C", "KD"])}).result["table_id"])
+    a.start()
+    b_deal = str(ledger.start_deal(b_table).result["deal_id"])
+    a.act("Pat", "stake", amount=10)
+    ledger.act(b_deal, a.ids["Pat"], "stake", amount=10)
+    kept = ledger.table(b_table).engine.pack
+    ledger.buy_in(a.ids["Pat"], 10)
+    next_deal = str(ledger.start_deal(b_table).result["deal_id"])
+
+    checked = pontoon(store_settings, "verify", cwd=tmp_path)
+
+    assert ledger.deal(b_deal).engine.phase == "void"
+    assert kept is not None and kept[-2:] == ["9C", "KD"]
+    assert ledger.deal(next_deal).engine.banker_cards == [kept[1]]
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "all deals replay" in checked.stdout

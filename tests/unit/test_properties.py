@@ -5,6 +5,8 @@ bot picks one of `club.legal_actions(deal_id)` (and an amount inside the offered
 Between deals the table is kept playable (a kitty when one is needed, chips for players
 short of the minimum stake) and, now and then, the bank is sold or auctioned, the kitty is
 topped up and players leave and come back, so the table's commands are exercised too.
+During staking a player still to stake now and then spends their chips elsewhere (a
+cash-out plays the other table), so R3.5 sits them out when staking reaches them.
 
 Hypothesis draws the rules, the number of players, the pack (shuffled from drawn seeds, or
 an explicit order), the starting chips and one seed for the bots' random choices, which
@@ -37,6 +39,7 @@ from domain.engine.postings import TREASURY, kitty_account, net_changes, player_
 from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
 from domain.engine.shuffle import derived_seed
 from domain.engine.table import Table
+from domain.engine.verification import verify_deal
 from domain.errors import PontoonError
 
 RULE_ID = re.compile(r"R\d+(\.\d+)?")
@@ -230,6 +233,7 @@ class Game:
         self.deal_id = self.command(club.start_deal, self.table_id)
         deal = self.deal
         while not deal.is_over:
+            self.spend_elsewhere()
             self.options = club.legal_actions(self.deal_id)
             assert self.options, f"deal {self.deal_id} is not over but offers no action"
             self.at_moment(self)
@@ -239,6 +243,18 @@ class Game:
         self.options = []
         self.kitty_ran_out = table.kitty_needed and table.banker == deal.banker
         self.after_deal(self)
+
+    def spend_elsewhere(self) -> None:
+        """Now and then a player still to stake is left with less than the minimum stake,
+        as if they had staked at another table (R3.5)."""
+        deal = self.deal
+        waiting = deal.still_to_stake()
+        if not waiting or self.rng.random() >= 0.05:
+            return
+        player = self.rng.choice(waiting)
+        keep = self.rng.randrange(deal.rules.min_stake)
+        if self.chips(player) > keep:
+            self.command(self.club.cash_out, player, self.chips(player) - keep)
 
     def choose(self, options: list[LegalAction]) -> LegalAction:
         if self.spec.policy == "cards":
@@ -311,7 +327,8 @@ def test_r1_no_card_is_lost_or_duplicated_across_deals(spec: GameSpec) -> None:
     often as the packs do; during a deal the pack, the hands not yet returned (R4.7, R10.8)
     and the banker's cards hold them all. R1.4, R1.5: a deal starts from the pack as the
     last one left it unless it must be shuffled, which is after a pontoon (R2.5, R10.6) or a
-    void deal (R1.6); without a pontoon the used cards go under the pack in table order."""
+    deal void because the pack ran out (R1.6), not one void because every player sat it out
+    (R3.5); otherwise the used cards go under the pack in table order."""
 
     def check(game: Game) -> None:
         table = game.table
@@ -340,7 +357,8 @@ def test_r1_no_card_is_lost_or_duplicated_across_deals(spec: GameSpec) -> None:
             assert started.pack == game.pack_at_start
         pontoon = pontoon_grade(deal.banker_cards, deal.rules) is not None or any(
             hand.status in (PONTOON, ROYAL_PONTOON) for _, _, hand in deal.all_hands())
-        assert table.needs_shuffle == (pontoon or deal.phase == VOID), (
+        ran_out = deal.voided is not None and deal.voided.shuffle_needed
+        assert table.needs_shuffle == (pontoon or ran_out), (
             f"pontoon held: {pontoon}, phase {deal.phase}, needs shuffle {table.needs_shuffle}")
         if not table.needs_shuffle:  # R1.5: hands in table order, then the banker's
             used = [card for _, _, hand in deal.all_hands() if not hand.returned
@@ -390,7 +408,9 @@ def _check_replay(club: Club, stream: str, live: Deal | Table) -> None:
 def test_replaying_the_facts_rebuilds_the_same_state(spec: GameSpec) -> None:
     """R11.4 (nothing recorded is changed): replaying a deal's or a table's facts, as
     recorded or after a round trip through JSON, rebuilds the same phase, turn, hands,
-    postings, banker cards, kitty and pack (R1.7: a pack can be re-checked from its facts)."""
+    postings, banker cards, kitty and pack (R1.7: a pack can be re-checked from its facts);
+    and the audit's verification decides every deal's facts again from them (R7.5), void
+    deals (R1.6) and players sitting out (R3.5) included."""
 
     def check(game: Game) -> None:
         club = game.club
@@ -401,6 +421,9 @@ def test_replaying_the_facts_rebuilds_the_same_state(spec: GameSpec) -> None:
     def at_end(game: Game) -> None:
         for deal_id, deal in game.club.deals.items():
             _check_replay(game.club, deal_id, deal)
+            history = [fact for name, fact in game.club.log if name == deal_id]
+            verified = verify_deal(history)
+            assert verified.replayed, f"{deal_id} ({deal.phase}): {verified.differences}"
 
     game = Game(spec, after_command=check)
     game.run()
@@ -489,7 +512,8 @@ def test_every_legal_action_is_accepted_and_others_are_refused_with_a_rule(
                 continue
             _refused(game, player, option.action, hand, option.amount_max + 1)
             _refused(game, player, option.action, hand, option.amount_min - 1)
-        others = [p for p in [deal.banker, *deal.order, game.outsider] if p != player]
+        others = [p for p in [deal.banker, *deal.order, *deal.sat_out, game.outsider]
+                  if p != player]
         for other in others:
             option = game.rng.choice(options)
             amount = option.amount_min if option.action != "split" else None

@@ -26,6 +26,7 @@ from domain.engine.cards import (
 from domain.engine.club import Club
 from domain.engine.hands import value
 from domain.engine.shuffle import commitment, derived_seed, shuffle_pack
+from domain.engine.verification import verify_deal
 from domain.errors import InvalidSetup, NotAllowed
 from tests.unit.conftest import make_game, stacked_pack
 
@@ -486,6 +487,64 @@ def test_r1_6_a_pack_that_runs_out_in_the_first_round_voids_the_deal_at_once():
     assert facts_of(game, game.deal_id)[-1].postings == []
     assert game.table.deal_id is None and game.table.needs_shuffle
     assert {game.chips(name) for name in players} == {100}
+
+
+SIX = ("Banker", "P1", "P2", "P3", "P4", "P5")
+
+
+def six_seats_four_hands_each():
+    """Six seats; each player splits to four hands (R5.3) and every card ends in a standing
+    hand, so the banker's third draw finds the pack empty.
+
+    P1..P5 hold the four 5s, 6s, 7s, 8s and 9s, each hand taking a ten-card (an ace for P5);
+    P1's hands twist the 2s and 3s, P2's the other 3s and two 4s; the banker holds 2-2 and
+    draws the last two 4s (12), then draws again.
+    """
+    rounds = ["5S", "6S", "7S", "8S", "9S", "2D", "5H", "6H", "7H", "8H", "9H", "2C"]
+    turns = [["5D", "10S", "5C", "JS", "QS", "KS", "2S", "2H", "3S", "3H"],
+             ["6D", "10H", "6C", "JH", "QH", "KH", "3D", "3C", "4S", "4H"],
+             ["7D", "10D", "7C", "JD", "QD", "KD"], ["8D", "10C", "8C", "JC", "QC", "KC"],
+             ["9D", "AS", "9C", "AH", "AD", "AC"]]
+    cards = rounds + [card for cards in turns for card in cards] + ["4D", "4C"]
+    assert Counter(cards) == Counter(full_pack(1))
+    game = make_game(SIX, pack={"mode": "ordered", "cards": cards})
+    game.start()
+    for name in SIX[1:]:
+        game.act(name, "stake", amount=2)
+    for name in SIX[1:]:
+        for _ in range(3):
+            game.act(name, "split")
+        for _ in range(4):
+            if name in ("P1", "P2"):
+                game.act(name, "twist")
+            game.act(name, "stick")
+    game.act("Banker", "draw")
+    game.act("Banker", "draw")
+    assert list(game.deal.pack) == []
+    assert all(len(game.deal.hands[game.ids[name]]) == 4 for name in SIX[1:])
+    return game
+
+
+@pytest.mark.parametrize("scenario", ["crowd", "six-seats"])
+def test_r1_6_a_deal_void_at_the_bankers_draw_is_decided_again_from_its_facts(scenario):
+    """R1.6 with R7.5: "a void deal is recorded and audited like any other". When the
+    banker's draw finds the pack empty, no card names that draw; the audit's verification
+    still recovers it and decides every recorded fact again, the void included."""
+    if scenario == "crowd":
+        game = make_game(CROWD, pack={"mode": "ordered", "cards": crowded_pack()},
+                         rules={"shoot": True})
+        play_crowd_until_the_pack_runs_out(game)
+    else:
+        game = six_seats_four_hands_each()
+        game.act("Banker", "draw")
+    history = facts_of(game, game.deal_id)
+
+    verified = verify_deal(history)
+
+    assert isinstance(history[-2], f.CardDealt) and isinstance(history[-1], f.DealVoided)
+    assert history[-2].rule == "R6.3" and game.deal.phase == "void"
+    assert verified.replayed and verified.differences == [], verified.differences
+    assert verified.chips_conserved
 
 
 # --- R1.7 ordered packs --------------------------------------------------------------------

@@ -188,14 +188,15 @@ def test_r3_1_a_deal_needs_two_players_seated():
 
 
 def test_r3_1_someone_not_dealt_in_cannot_act_in_the_deal():
-    """R3.1: Tom, who is not seated, cannot stake in the deal."""
+    """R3.1: Tom, who is not seated, cannot stake in the deal: it is never expected of him
+    (409, API.md Refusals made precise)."""
     game = make_game(("Banker", "Pat"))
     tom = game.club.register_player("Tom")
     game.club.buy_in(tom, 50)
     game.ids["Tom"] = tom
     game.start()
 
-    refused(game, lambda: game.act("Tom", "stake", amount=5), NotAllowed, "R3.1")
+    refused(game, lambda: game.act("Tom", "stake", amount=5), NotNow, "R3.1")
 
 
 # --- R3.2 cutting for the bank ----------------------------------------------------------------
