@@ -8,6 +8,7 @@ from typing import Any
 
 from apispec import BasePlugin
 from flask_smorest import Api, Blueprint
+from marshmallow import RAISE
 from webargs.flaskparser import FlaskParser
 
 from api import errors
@@ -16,9 +17,12 @@ from api.schemas import ProblemSchema
 
 
 class Parser(FlaskParser):
-    """Malformed input is 400 (API.md); webargs' default 422 is kept for rule refusals."""
+    """Malformed input is 400 (API.md); webargs' default 422 is kept for rule refusals. An
+    unknown query parameter is malformed input too, as an unknown body field is."""
 
     DEFAULT_VALIDATION_STATUS = 400
+    DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
+                                   "query": RAISE, "querystring": RAISE}
 
 
 Blueprint.ARGUMENTS_PARSER = Parser()

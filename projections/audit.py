@@ -15,7 +15,9 @@ from uuid import UUID
 
 from domain.aggregates import DealAggregate, TableAggregate, posting_id
 from domain.engine import facts as f
+from domain.engine.deal import Deal
 from domain.engine.verification import verify_deal
+from domain.errors import PontoonError
 from projections.base import ReadModel, at
 from projections.store import ReadStore, Statement
 
@@ -108,11 +110,11 @@ def audit(store: ReadStore, deal_id: str, *, names: dict[str, str]) -> dict[str,
     verification = verify_deal(history) if history else None
     return {
         "deal_id": deal_id, "table_id": deal["table_id"], "number": deal["number"],
-        "phase": deal["phase"], "banker": deal["banker"],
+        "phase": deal["phase"] if over else _phase(history), "banker": deal["banker"],
         "players": json.loads(deal["players"]),
         "timeline": [_moment(row, fact, over, names) for row, fact in zip(rows, history,
                                                                            strict=True)],
-        "postings": _postings(deal_id, rows, history, names),
+        "postings": _postings(deal_id, rows, history, names, _entries(store, deal_id)),
         "pack": {"commitment": deal["commitment"], "seed": seed,
                  "seed_matches": None if seed is None else
                  hashlib.sha256(bytes.fromhex(seed)).hexdigest() == deal["commitment"]},
@@ -144,13 +146,38 @@ def _moment(row: dict[str, Any], fact: f.Fact, over: bool, names: dict[str, str]
             "automatic": data.get("automatic")}
 
 
+def _phase(history: list[f.Fact]) -> str:
+    """An open deal's phase in the deal view's words (staking, playing, banker, ...)."""
+    try:
+        return str(Deal.replay(history).phase)
+    except (PontoonError, AssertionError, KeyError, IndexError, ValueError):
+        return "playing"
+
+
+def _entries(store: ReadStore, deal_id: str) -> dict[str, dict[str, Any]]:
+    """Where each posting of the deal was recorded on an account: the entry that the
+    balances apply it at (its credit, or its debit when the stakes on the table receive
+    it), so a posting shows the same `at` and `position` in the audit and the statement."""
+    entries: dict[str, dict[str, Any]] = {}
+    for row in store.rows("SELECT posting_id, account, position, at, to_account FROM postings "
+                          "WHERE deal_id = %s AND rule <> 'R11.4' ORDER BY position",
+                          (deal_id,)):
+        credit = row["account"] == row["to_account"]
+        if credit or row["posting_id"] not in entries:
+            entries[row["posting_id"]] = row
+    return entries
+
+
 def _postings(deal_id: str, rows: list[dict[str, Any]], history: list[f.Fact],
-              names: dict[str, str]) -> list[dict[str, Any]]:
+              names: dict[str, str], entries: dict[str, dict[str, Any]]
+              ) -> list[dict[str, Any]]:
     out = []
     for row, fact in zip(rows, history, strict=True):
         for index, p in enumerate(fact.carried_postings()):
-            out.append({**p.to_dict(), "id": posting_id(UUID(deal_id), row["version"], index),
-                        "at": row["at"], "position": row["position"], "deal_id": deal_id,
+            key = posting_id(UUID(deal_id), row["version"], index)
+            entry = entries.get(key, row)
+            out.append({**p.to_dict(), "id": key,
+                        "at": entry["at"], "position": entry["position"], "deal_id": deal_id,
                         "explanation": f"{_who(p.from_account, names)} → "
                                        f"{_who(p.to_account, names)}, {p.amount}: {p.reason}"})
     return out

@@ -1,6 +1,6 @@
 from marshmallow import Schema, fields, validate
 
-from api.schemas import CommandAnswerSchema, chips, log_position
+from api.schemas import CommandAnswerSchema, PageSchema, chips, list_limit, log_position, time_text
 
 
 class DisputeCreateSchema(Schema):
@@ -52,15 +52,18 @@ class DisputeSchema(Schema):
     note = fields.String(allow_none=True)
     corrections = fields.List(fields.Nested(CorrectionPostedSchema), required=True)
     resolved_by = fields.String(allow_none=True)
-    raised_at = fields.String(required=True)
-    resolved_at = fields.String(allow_none=True)
+    raised_at = time_text(required=True)
+    resolved_at = time_text(allow_none=True)
     position = fields.Integer(required=True, attribute="raised_position")
 
 
-class DisputesSchema(Schema):
+class DisputesSchema(PageSchema):
     items = fields.List(fields.Nested(DisputeSchema), required=True)
 
 
 class DisputesQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(["open", "resolved"]))
+    deal_id = fields.UUID(metadata={"description": "the disputes about one deal"})
+    after = log_position(metadata={"description": "the `next` of the previous page"})
+    limit = list_limit()
     min_position = log_position()

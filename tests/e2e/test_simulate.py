@@ -65,7 +65,8 @@ def test_simulate_plays_shoot_pontoon_deals_through_the_api(server: Server,
     assert table["rules"]["shoot"] is True and len(table["seats"]) == 4
 
     head = server.expect(200, "GET", "/v1/health")["position"]
-    balances = server.expect(200, "GET", f"/v1/balances?min_position={head}")
+    balances = server.expect(200, "GET", f"/v1/balances?min_position={head}"
+                               "&kind=player,kitty,treasury,escrow&limit=500")
     assert balances["total"] == 0
     assert sum(a["balance"] for a in balances["accounts"]) == 0
     # Stakes sit in a deal's escrow only while it is open: every deal is over.
