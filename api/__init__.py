@@ -23,6 +23,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     from api.events.resources import blp as events
     from api.health.resources import blp as health
     from api.players.resources import blp as players
+    from api.reports.resources import blp as reports
     from api.tables.resources import blp as tables
     from api.tokens.resources import blp as tokens
     from api.web import bp as web
@@ -38,11 +39,13 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
                                     "Pontoon. Rule ids (R4.3) refer to RULES.md."},
             "components": {"securitySchemes": {"bearer": {"type": "http",
                                                           "scheme": "bearer"}}},
-            "security": [{"bearer": []}]},
+            "security": [{"bearer": []}],
+            "servers": [{"url": "/", "description": "the service that serves this document"}]},
     )
     app.extensions["pontoon"] = Services(settings, ledger)
     api = PontoonApi(app, spec_kwargs={"extra_plugins": [ProblemResponses()]})
-    for blueprint in (players, tokens, tables, deals, disputes, balances, events, health):
+    for blueprint in (players, tokens, tables, deals, disputes, balances, reports, events,
+                      health):
         api.register_blueprint(blueprint)
     errors.register(app)
     # The treasurer's pages: a plain Flask blueprint (templates and static files of its

@@ -83,11 +83,12 @@ class Moment(fields.String):
 
     def __init__(self, *, end: bool = False, **options: Any) -> None:
         self.end = end
-        options.setdefault("validate", validate.Length(max=40))
         super().__init__(**options)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         text = super()._deserialize(value, attr, data, **kwargs)
+        if len(text) > 40:
+            raise ValidationError(f"Not a time: give {self.HOW}.")
         try:
             return moment(text, end=self.end)
         except (ValueError, OverflowError):

@@ -47,7 +47,7 @@ def dispute_page(store: ReadStore, *, status: str | None = None, deal_id: str | 
                  after: int | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """Disputes oldest first, by status and deal; cursor: the position that raised the last
     dispute of the previous page."""
-    where, params = "1 = 1", []
+    where, params = "1 = 1", list[Any]()
     for column, value in (("status", status), ("deal_id", deal_id)):
         if value is not None:
             where += f" AND {column} = %s"

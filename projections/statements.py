@@ -108,11 +108,3 @@ def balance_at(store: ReadStore, account: str, *, position: int | None = None,
         rows = store.rows("SELECT balance_after FROM postings WHERE account = %s AND "
                           "at <= %s ORDER BY position DESC LIMIT 1", (account, time))
     return int(rows[0]["balance_after"]) if rows else 0
-
-
-def entries_between(store: ReadStore, start: str, end: str, *, kind: str | None = None
-                    ) -> list[dict[str, Any]]:
-    """Every entry in a period, for the treasurer's CSV export."""
-    prefix = f"{kind}:%" if kind else "%"
-    return store.rows(f"SELECT {COLUMNS} FROM postings WHERE at >= %s AND at < %s AND "
-                      "account LIKE %s ORDER BY position, account", (start, end, prefix))

@@ -70,7 +70,7 @@ def deal_page(store: ReadStore, table_id: str, *, start: str | None = None,
               limit: int = 50) -> list[dict[str, Any]]:
     """A table's deals by number, those started in [start, end) when given; cursor: the
     number of the last deal of the previous page."""
-    where, params = "table_id = %s", [table_id]
+    where, params = "table_id = %s", list[Any]([table_id])
     if start is not None:
         where += " AND started_at >= %s"
         params.append(start)
