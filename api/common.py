@@ -131,12 +131,14 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
                    arguments: tuple[type[Schema], str] | None, *, doc: dict[str, Any],
                    headers: dict[str, Any] | None) -> Callable[[Callable[..., Any]], Any]:
         def declare(view: Callable[..., Any]) -> Any:
-            documented = self.response(status, answer, headers=headers)(
-                view if arguments and arguments[1] == "query" else
-                _no_query(view, allowed=("min_position",) if method == "GET" else ()))
+            documented = self.response(status, answer, headers=headers)(view)
             if arguments is not None:
                 schema, location = arguments
                 documented = self.arguments(schema, location=location)(documented)
+            if arguments is None or arguments[1] != "query":
+                # Checked before the body is read, as webargs checks a query schema first.
+                documented = _no_query(documented, allowed=("min_position",)
+                                       if method == "GET" else ())
             documented = self.doc(operationId=view.__name__, **doc)(documented)
             self.route(rule, methods=[method])(documented)
             return view

@@ -11,7 +11,7 @@ import io
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from flask import Response, stream_with_context
+from flask import Response
 
 from api.reads import names, told_apart
 from projections.store import ReadStore
@@ -45,7 +45,8 @@ def csv_response(rows: Iterable[dict[str, Any]], columns: Sequence[str], filenam
                 buffer.seek(0)
                 buffer.truncate()
         yield buffer.getvalue()
-    response = Response(stream_with_context(lines()), mimetype="text/csv")
+    # The rows are read as the answer is sent; they need the store, not the request.
+    response = Response(lines(), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
