@@ -56,8 +56,11 @@ def table_page(store: ReadStore, *, name: str | None = None, after: str | None =
         where += (" AND (opened_at, table_id) < (SELECT opened_at, table_id FROM tables "
                   "WHERE table_id = %s)")
         params.append(after)
-    return store.rows(f"SELECT * FROM tables WHERE {where} "
+    rows = store.rows(f"SELECT * FROM tables WHERE {where} "
                       "ORDER BY opened_at DESC, table_id DESC LIMIT %s", (*params, limit))
+    for row in rows:
+        row["shoot"] = bool(row["shoot"])  # SQLite keeps a BOOLEAN as 0 or 1
+    return rows
 
 
 def table_row(store: ReadStore, table_id: str) -> dict[str, Any] | None:

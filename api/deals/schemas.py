@@ -1,6 +1,13 @@
 from marshmallow import Schema, fields, validate
 
-from api.schemas import CommandAnswerSchema, PostingSchema, card_code, card_codes, chips
+from api.schemas import (
+    CommandAnswerSchema,
+    PostingSchema,
+    card_code,
+    card_codes,
+    chips,
+    time_text,
+)
 from domain.engine.deal import ACTIONS
 
 CARD = fields.String(allow_none=True, metadata={
@@ -68,7 +75,7 @@ class DealSchema(CommandAnswerSchema):
 
 
 class MomentSchema(Schema):
-    at = fields.String(required=True)
+    at = time_text(required=True)
     position = fields.Integer(required=True)
     version = fields.Integer(required=True)
     event = fields.String(required=True)
