@@ -193,8 +193,10 @@ def _write_report(found: dict, shape: str, handle) -> None:  # type: ignore[no-u
     import csv
     import json
 
+    from api.reads import told_apart
     from api.reports.resources import CSV_COLUMNS
 
+    shown = told_apart({row["player_id"]: row["name"] for row in found["items"]})
     if shape == "json":
         handle.write(json.dumps(found, indent=2) + "\n")
         return
@@ -202,7 +204,8 @@ def _write_report(found: dict, shape: str, handle) -> None:  # type: ignore[no-u
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS)
         for row in found["items"]:
-            writer.writerow([row[c] for c in CSV_COLUMNS])
+            writer.writerow([shown[row["player_id"]] if c == "name" else row[c]
+                             for c in CSV_COLUMNS])
         return
     from rich.table import Table as RichTable
 
@@ -210,7 +213,7 @@ def _write_report(found: dict, shape: str, handle) -> None:  # type: ignore[no-u
                      "kitty won", "disputes", title=f"{found['from'] or 'the start'} to "
                      f"{found['to'] or 'now'}")
     for row in found["items"]:
-        grid.add_row(row["name"], *(str(row[c]) for c in CSV_COLUMNS[2:]))
+        grid.add_row(shown[row["player_id"]], *(str(row[c]) for c in CSV_COLUMNS[2:]))
     console = Console(file=handle)
     console.print(grid)
     checks = found["checks"]
