@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import swagger_ui_bundle
-from flask import Flask, send_from_directory
+from flask import Flask, redirect, send_from_directory
 from werkzeug import Response
 
 from api import errors
@@ -52,6 +52,11 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     # own, under /web), so they stay out of /openapi.json.
     app.register_blueprint(web)
     assets = Path(swagger_ui_bundle.swagger_ui_path)
+
+    @app.get("/")
+    def root() -> Response:
+        """The address people type first: the pages (the API lives under /v1, docs at /docs)."""
+        return redirect("/web/", 302)
 
     @app.get("/docs/assets/<path:name>")
     def swagger_assets(name: str) -> Response:

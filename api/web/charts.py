@@ -54,7 +54,8 @@ def kitty_chart(entries: Sequence[dict[str, Any]], *, title: str, chart_id: str 
     out: list[str] = []
     add = out.append
     desc = (f"{n} change{'s' if n != 1 else ''} of the kitty, oldest first: it went from 0 to "
-            f"{values[-1]} chips; highest {top}, lowest {min(values)}." if n else
+            f"{values[-1]} chip{'s' if values[-1] != 1 else ''}; highest {top}, lowest "
+            f"{min(values)}." if n else
             "The kitty has not changed yet.")
     add(f'<svg class="chart" id="{escape(chart_id)}" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'role="img" aria-labelledby="{chart_id}-title {chart_id}-desc" '

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from flask import g, redirect, request, url_for
 from werkzeug import Response
 
-from api.auth import Principal
+from api.auth import Principal, article
 from api.web.pages.lookups import services
 from api.web.pages.site import bp, here, render
 
@@ -62,8 +62,8 @@ def staff_page(*roles: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
             if who.role not in allowed:
                 needs = " or ".join(allowed)
                 return render("error.html", 403, title="Not for this token",
-                              message=f"You are signed in with a {who.role} token; this page "
-                                      f"is for the {needs} only.")
+                              message=f"You are signed in with {article(who.role)} {who.role} "
+                                      f"token; this page is for the {needs} only.")
             if request.method == "POST" and not hmac.compare_digest(
                     request.form.get("csrf", ""), csrf_token()):
                 return render("error.html", 400, title="The form could not be accepted",
