@@ -57,6 +57,16 @@ def _cell(value: Any) -> Any:
     return "" if value is None else value
 
 
+def balances_download(store: ReadStore, kinds: Sequence[str]) -> Response:
+    """Every account of `kinds` with its balance and name (GET /v1/balances as CSV)."""
+    from projections.balances import balance_page
+
+    words = AccountNames(store)
+    rows = every(lambda after: balance_page(store, kinds, after=after, limit=PAGE), "account")
+    return csv_response(({**row, "name": words(row["account"])} for row in rows),
+                        ("account", "kind", "name", "balance", "position"), "balances.csv")
+
+
 class AccountNames:
     """Names beside account ids in a download: players by name, kitties by table."""
 

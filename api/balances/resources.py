@@ -8,13 +8,11 @@ from typing import Any
 from api.auth import require
 from api.balances.schemas import BalancesQuerySchema, BalancesSchema
 from api.common import Blueprint, wants_csv
-from api.downloads import PAGE, AccountNames, csv_response, every
+from api.downloads import balances_download
 from api.reads import read_store
 from projections.balances import balance_page, balance_totals
 
 blp = Blueprint("balances", __name__, url_prefix="/v1/balances", description="Balances")
-
-CSV_COLUMNS = ("account", "kind", "name", "balance", "position")
 
 
 @blp.read("", BalancesSchema, query=BalancesQuerySchema, csv=True)
@@ -25,11 +23,7 @@ def all_balances(query: dict[str, Any]) -> Any:
     store = read_store(query.get("min_position"))
     kinds = query["kind"]
     if wants_csv(query):
-        words = AccountNames(store)
-        rows = every(lambda after: balance_page(store, kinds, after=after, limit=PAGE),
-                     "account")
-        return csv_response(({**row, "name": words(row["account"])} for row in rows),
-                            CSV_COLUMNS, "balances.csv")
+        return balances_download(store, kinds)
     totals = balance_totals(store)
     assert totals["total"] == 0, f"the balances sum to {totals['total']}, not 0 (R11.1)"
     rows = balance_page(store, kinds, after=query.get("after"), limit=query["limit"])
