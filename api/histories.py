@@ -8,6 +8,7 @@ from typing import Any
 from api.common import wants_csv
 from api.downloads import PAGE, AccountNames, csv_response, every
 from api.reads import page, read_store
+from projections.audit import kitty_players
 from projections.statements import deal_nets, statement
 from projections.store import ReadStore
 
@@ -32,7 +33,17 @@ def history(query: dict[str, Any], account: str, *, filename: str, by_deal: bool
         return csv_response((_named(row, words) for row in rows),
                             NET_COLUMNS if by_deal else ENTRY_COLUMNS, filename)
     rows = fetch(store, account, after=query.get("after"), limit=query["limit"], **options)
+    if account.startswith("kitty:") and not by_deal:
+        whose = kitty_players(store, {row["deal_id"] for row in rows if row["deal_id"]})
+        for row in rows:
+            row["player_id"] = whose.get(row["posting_id"]) or _player_of(row)
     return page(_numbered(store, rows) if by_deal else rows, query["limit"])
+
+
+def _player_of(row: dict[str, Any]) -> str | None:
+    """The player on the other side of a kitty's entry, when it is a player's account."""
+    other = row["from_account"] if row["change"] > 0 else row["to_account"]
+    return other.partition(":")[2] if other.startswith("player:") else None
 
 
 def _numbered(store: ReadStore, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

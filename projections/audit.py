@@ -207,3 +207,34 @@ def escrow_balances_at(store: ReadStore, time: str) -> dict[str, int]:
             if p["from_account"] == escrow:
                 held[escrow] = held.get(escrow, 0) - p["amount"]
     return held
+
+
+def kitty_players(store: ReadStore, deal_ids: set[str]) -> dict[str, str]:
+    """Whose hand each chip the kitty took from the stakes on a table came from, by posting
+    id: a posting from the stakes names no player, the deal's facts do. A bust hand's shoot
+    bet (R9.7) is in its HandBusted fact; a settlement's postings follow its results in
+    table order, so each lost shoot bet is the next losing result with its hand."""
+    found: dict[str, str] = {}
+    if not deal_ids:
+        return found
+    marks = ", ".join(["%s"] * len(deal_ids))
+    for row in store.rows("SELECT deal_id, version, type, fact FROM deal_events WHERE "
+                          f"deal_id IN ({marks}) AND type IN ('HandBusted', 'DealSettled')",
+                          sorted(deal_ids)):
+        fact, deal = json.loads(row["fact"]), UUID(row["deal_id"])
+        losers = [r for r in fact.get("results", []) if r.get("outcome") != "win"
+                  and r.get("shoot_bet")]
+        for index, p in enumerate(fact.get("postings", [])):
+            if not (p["from_account"].startswith("escrow:") and
+                    p["to_account"].startswith("kitty:")):
+                continue
+            if row["type"] == "HandBusted":
+                player = fact.get("player")
+            else:
+                match = next((r for r in losers if r["hand"] == p.get("hand")), None)
+                player = match["player"] if match else None
+                if match:
+                    losers.remove(match)
+            if player:
+                found[posting_id(deal, row["version"], index)] = player
+    return found

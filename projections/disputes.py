@@ -44,18 +44,20 @@ def disputes(store: ReadStore, status: str | None = None) -> list[dict[str, Any]
 
 
 def dispute_page(store: ReadStore, *, status: str | None = None, deal_id: str | None = None,
-                 after: int | None = None, limit: int = 50) -> list[dict[str, Any]]:
-    """Disputes oldest first, by status and deal; cursor: the position that raised the last
-    dispute of the previous page."""
+                 after: int | None = None, limit: int = 50, descending: bool = False
+                 ) -> list[dict[str, Any]]:
+    """Disputes oldest (or newest) first, by status and deal; cursor: the position that
+    raised the last dispute of the previous page."""
     where, params = "1 = 1", list[Any]()
     for column, value in (("status", status), ("deal_id", deal_id)):
         if value is not None:
             where += f" AND {column} = %s"
             params.append(value)
     if after is not None:
-        where += " AND raised_position > %s"
+        where += " AND raised_position < %s" if descending else " AND raised_position > %s"
         params.append(after)
-    rows = store.rows(f"SELECT * FROM disputes WHERE {where} ORDER BY raised_position "
+    order = "DESC" if descending else "ASC"
+    rows = store.rows(f"SELECT * FROM disputes WHERE {where} ORDER BY raised_position {order} "
                       "LIMIT %s", (*params, limit))
     for row in rows:
         row["corrections"] = json.loads(row["corrections"]) if row["corrections"] else []

@@ -120,6 +120,8 @@ class KittyChangeSchema(Schema):
     kitty_after = fields.Integer(required=True, attribute="balance_after")
     reason = fields.String(required=True)
     rule = fields.String(required=True)
+    player_id = fields.String(allow_none=True, metadata={
+        "description": "the player whose bet, put-up or win this is, when there is one"})
 
 
 class KittyHistorySchema(PageSchema):
