@@ -8,7 +8,7 @@ from werkzeug import Response
 
 from api.web.pages.lookups import accounts_in_words, deal_labels, ledger, player_names, read
 from api.web.pages.session import staff_page
-from api.web.pages.site import arg_text, bp, render
+from api.web.pages.site import arg_int, arg_text, bp, render
 from projections.balances import players
 from projections.statements import deal_nets
 
@@ -19,7 +19,7 @@ RECENT = 10  # a player's latest deals on their home page
 @bp.get("/players")
 @staff_page("treasurer")
 def players_page() -> Response:
-    store = read()
+    store = read(arg_int("min_position"))
     name, after = arg_text("name"), arg_text("after", 36)
     rows = players(store, name=name, after=after, limit=PAGE)
     shown = player_names(store)

@@ -10,7 +10,7 @@ from werkzeug import Response
 from api.downloads import csv_response
 from api.web.pages.lookups import player_names, read, table_names
 from api.web.pages.session import staff_page
-from api.web.pages.site import arg_moment, bp, render
+from api.web.pages.site import arg_int, arg_moment, bp, render
 from projections.report import period_report
 
 COLUMNS = ("player_id", "name", "net", "deals", "buy_ins", "cash_outs", "kitty_put_up",
@@ -23,7 +23,7 @@ def report_page() -> Response:
     """Today when no dates are chosen: the night the treasurer is most likely closing."""
     today = datetime.now(UTC).date().isoformat()
     chosen = {"from": request.args.get("from") or today, "to": request.args.get("to") or today}
-    store = read()
+    store = read(arg_int("min_position"))
     report = period_report(store, arg_moment("from", default=today),
                            arg_moment("to", end=True, default=today))
     names, tables = player_names(store), table_names(store)

@@ -31,7 +31,7 @@ KITTY_VIEWS = ("auto", "change", "deal", "day")
 @bp.get("/tables")
 @staff_page()
 def tables_page() -> Response:
-    store = read()
+    store = read(arg_int("min_position"))
     name, after = arg_text("name"), arg_text("after", 36)
     names = player_names(store)
     rows = [dict(row, banker_name=names.get(row["banker"], "—"))
