@@ -412,3 +412,34 @@ def test_the_audit_and_the_statements_agree_on_each_postings_at_and_position(
     for posting in audit["postings"]:
         shown = [(e["at"], e["position"]) for e in entries[posting["id"]]]
         assert (posting["at"], posting["position"]) in shown, posting
+
+
+# --- words -----------------------------------------------------------------------------------
+
+def test_refusals_and_reasons_use_the_right_article_and_number(club: Club) -> None:
+    pat = club.player("Pat", chips=1)
+
+    refused = problem(club.client.get("/v1/balances", headers=club.operator), 403)
+    entry = get(club, f"/v1/players/{pat.id}/statement")["items"][0]
+
+    assert refused["detail"].startswith("an operator may not do this")
+    assert entry["reason"] == "the treasurer issues 1 chip to Pat"
+
+
+def test_kitty_changes_name_the_player_whose_bet_they_were(club: Club) -> None:
+    """R9.7: Quinn busts with a shoot bet of 3; the kitty history names Quinn."""
+    g = game(club, top=("10H", "10S", "10D", "9H", "7S", "8D", "KC"), rules={"shoot": True},
+             start=False)
+    club.kitty(g.table_id, 20)
+    g.start()
+    g.stakes()
+    g.act(g.pat, "pass")
+    g.act(g.quinn, "shoot", amount=3)
+    g.act(g.pat, "stick")
+    g.act(g.quinn, "twist")
+
+    changes = every_page(club, f"/v1/tables/{g.table_id}/kitty-history", 50)
+
+    bust = [c for c in changes if c["rule"] == "R9.7"]
+    assert [c["player_id"] for c in bust] == [g.quinn.id]
+    assert changes[0]["player_id"] == g.banker.id  # the banker's put-up (R9.1)
