@@ -73,19 +73,28 @@ def _player_row(player: str, name: str, sums: dict[str, int], deals: Counter[str
 
 def held_at(store: ReadStore, moment: str | None) -> int:
     """Chips held by players, kitties and the stakes on tables just before `moment` (None:
-    now): every account's last balance, and each escrow's from the other side of its
-    postings (an escrow has no statement of its own; every escrow posting has one entry)."""
-    where, params = ("WHERE at < %s", [moment]) if moment is not None else ("", [])
-    [accounts] = store.rows(
-        "SELECT COALESCE(SUM(p.balance_after), 0) AS held FROM postings p JOIN "
-        f"(SELECT account, MAX(position) AS position FROM postings {where} GROUP BY account) "
-        "last ON last.account = p.account AND last.position = p.position "
-        "WHERE p.account <> 'treasury'", params)
-    [escrows] = store.rows(
-        "SELECT COALESCE(SUM(CASE WHEN to_account LIKE %s THEN amount WHEN from_account "
-        f"LIKE %s THEN -amount ELSE 0 END), 0) AS held FROM postings {where}",
-        [ESCROW, ESCROW, *params])
-    return int(accounts["held"]) + int(escrows["held"])
+    now): each account's last balance (one index lookup per account), and the stakes of
+    the deals open then, from the other side of their postings (an escrow has no statement
+    of its own, and every escrow posting has exactly one entry)."""
+    if moment is None:
+        [now] = store.rows("SELECT COALESCE(SUM(balance), 0) AS held FROM accounts "
+                           "WHERE kind <> 'treasury'")
+        return int(now["held"])
+    held = 0
+    for row in store.rows("SELECT account FROM accounts WHERE kind IN ('player', 'kitty')"):
+        last = store.rows("SELECT balance_after FROM postings WHERE account = %s AND at < %s "
+                          "ORDER BY at DESC, position DESC LIMIT 1", (row["account"], moment))
+        held += int(last[0]["balance_after"]) if last else 0
+    open_then = [r["deal_id"] for r in store.rows(
+        "SELECT deal_id FROM deals WHERE started_at < %s AND (ended_at IS NULL OR "
+        "ended_at >= %s)", (moment, moment))]
+    for deal_id in open_then:
+        [stakes] = store.rows(
+            "SELECT COALESCE(SUM(CASE WHEN to_account LIKE %s THEN amount WHEN from_account "
+            "LIKE %s THEN -amount ELSE 0 END), 0) AS held FROM postings WHERE deal_id = %s "
+            "AND at < %s", (ESCROW, ESCROW, deal_id, moment))
+        held += int(stakes["held"])
+    return held
 
 
 def _rows(store: ReadStore, sql: str, start: str | None, end: str | None,

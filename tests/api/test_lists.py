@@ -443,3 +443,20 @@ def test_kitty_changes_name_the_player_whose_bet_they_were(club: Club) -> None:
     bust = [c for c in changes if c["rule"] == "R9.7"]
     assert [c["player_id"] for c in bust] == [g.quinn.id]
     assert changes[0]["player_id"] == g.banker.id  # the banker's put-up (R9.1)
+
+
+def test_a_period_ending_while_stakes_are_on_the_table_still_balances(club: Club) -> None:
+    """R11.1: chips staked in an open deal are held (by its escrow) at the period's end."""
+    from datetime import datetime, timedelta
+
+    g = played(club)
+    g.start()
+    g.act(g.pat, "stake", amount=4)
+    stake = get(club, f"/v1/players/{g.pat.id}/statement", order="desc")["items"][0]
+    end = (datetime.fromisoformat(stake["at"]) + timedelta(microseconds=1)).isoformat()
+
+    at_end = get(club, "/v1/reports/period", to=end)["checks"]
+    now = get(club, "/v1/reports/period")["checks"]
+
+    assert at_end["balanced"] is True and now["balanced"] is True
+    assert at_end["chips_held"] == at_end["chips_issued"] - at_end["chips_redeemed"]

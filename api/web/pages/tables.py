@@ -9,8 +9,6 @@ from uuid import UUID
 from flask import request
 from werkzeug import Response
 
-from api.downloads import PAGE as DOWNLOAD_PAGE
-from api.downloads import every
 from api.histories import history
 from api.web.charts import kitty_chart, kitty_chart_by
 from api.web.pages.lookups import deal_labels, ledger, player_names, read
@@ -26,6 +24,7 @@ PAGE = 50  # tables, deals and kitty changes per page
 CHANGES_DRAWN = 200  # up to this many changes, the chart marks each; beyond, per deal
 DEALS_DRAWN = 1000  # up to this many deals, the chart draws each; beyond, per day
 KITTY_VIEWS = ("auto", "change", "deal", "day")
+GROUPS_MAX = 100_000  # deals (and put-ups) of one kitty read for its chart, in one query
 
 
 @bp.get("/tables")
@@ -89,8 +88,7 @@ def _kitty(store: ReadStore, table_id: str, table_name: str) -> dict[str, Any]:
     account = f"kitty:{table_id}"
     start, end = arg_moment("kitty_from"), arg_moment("kitty_to", end=True)
     by = arg_choice("kitty_by", KITTY_VIEWS)
-    groups = list(every(lambda after: deal_nets(store, account, after=after, start=start,
-                                                end=end, limit=DOWNLOAD_PAGE), "position"))
+    groups = deal_nets(store, account, start=start, end=end, limit=GROUPS_MAX)
     changes = sum(int(g["postings"]) for g in groups)
     if by == "auto":
         by = "change" if changes <= CHANGES_DRAWN else \
