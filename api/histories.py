@@ -36,11 +36,11 @@ def history(query: dict[str, Any], account: str, *, filename: str, by_deal: bool
     if account.startswith("kitty:") and not by_deal:
         whose = kitty_players(store, {row["deal_id"] for row in rows if row["deal_id"]})
         for row in rows:
-            row["player_id"] = whose.get(row["posting_id"]) or _player_of(row)
+            row["player_id"] = whose.get(row["posting_id"]) or player_of(row)
     return page(_numbered(store, rows) if by_deal else rows, query["limit"])
 
 
-def _player_of(row: dict[str, Any]) -> str | None:
+def player_of(row: dict[str, Any]) -> str | None:
     """The player on the other side of a kitty's entry, when it is a player's account."""
     other = row["from_account"] if row["change"] > 0 else row["to_account"]
     return other.partition(":")[2] if other.startswith("player:") else None

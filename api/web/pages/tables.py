@@ -9,7 +9,7 @@ from uuid import UUID
 from flask import request
 from werkzeug import Response
 
-from api.histories import history
+from api.histories import history, player_of
 from api.web.charts import kitty_chart, kitty_chart_by
 from api.web.pages.lookups import deal_labels, ledger, player_names, read
 from api.web.pages.session import staff_page
@@ -110,7 +110,8 @@ def _kitty(store: ReadStore, table_id: str, table_name: str) -> dict[str, Any]:
     whose = kitty_players(store, deal_ids)
     names = player_names(store)
     entries = [dict(e, deal=labels.get(e["deal_id"] or ""),
-                    reason=in_words(e["reason"], names.get(whose.get(e["posting_id"], ""))))
+                    reason=in_words(e["reason"], names.get(whose.get(e["posting_id"])
+                                                           or player_of(e) or "")))
                for e in page]
     return {"chart": chart, "chart_by": by, "entries": entries, "changes": changes,
             "kitty_after": after,
