@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import swagger_ui_bundle
-from flask import Flask, send_from_directory
+from flask import Flask, redirect, send_from_directory
 from werkzeug import Response
 
 from api import edge, errors
@@ -24,6 +24,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     from api.events.resources import blp as events
     from api.health.resources import blp as health
     from api.players.resources import blp as players
+    from api.reports.resources import blp as reports
     from api.tables.resources import blp as tables
     from api.tokens.resources import blp as tokens
     from api.web import bp as web
@@ -39,11 +40,13 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
                                     "Pontoon. Rule ids (R4.3) refer to RULES.md."},
             "components": {"securitySchemes": {"bearer": {"type": "http",
                                                           "scheme": "bearer"}}},
-            "security": [{"bearer": []}]},
+            "security": [{"bearer": []}],
+            "servers": [{"url": "/", "description": "the service that serves this document"}]},
     )
     app.extensions["pontoon"] = Services(settings, ledger)
     api = PontoonApi(app, spec_kwargs={"extra_plugins": [ProblemResponses()]})
-    for blueprint in (players, tokens, tables, deals, disputes, balances, events, health):
+    for blueprint in (players, tokens, tables, deals, disputes, balances, reports, events,
+                      health):
         api.register_blueprint(blueprint)
     errors.register(app)
     # The failed-authentication limit answers first; then the token, before any body is read.
@@ -53,6 +56,11 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     # own, under /web), so they stay out of /openapi.json.
     app.register_blueprint(web)
     assets = Path(swagger_ui_bundle.swagger_ui_path)
+
+    @app.get("/")
+    def root() -> Response:
+        """The address people type first: the pages (the API lives under /v1, docs at /docs)."""
+        return redirect("/web/", 302)
 
     @app.get("/docs/assets/<path:name>")
     def swagger_assets(name: str) -> Response:

@@ -44,8 +44,14 @@ def require(*roles: str) -> Principal:
     who = principal()
     allowed = set(roles) | ({"treasurer"} if "operator" in roles else set())
     if who.role not in allowed:
-        raise Forbidden(f"a {who.role} may not do this; it needs: {', '.join(sorted(allowed))}")
+        raise Forbidden(f"{article(who.role)} {who.role} may not do this; it needs: "
+                        f"{', '.join(sorted(allowed))}")
     return who
+
+
+def article(word: str) -> str:
+    """`an operator`, `a treasurer`."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def require_seat_in(who: Principal, engine: Any, message: str) -> None:

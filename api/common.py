@@ -75,40 +75,109 @@ def shown(outcome: Outcome, view: Callable[..., dict[str, Any]], *, kind: str) -
     return view(aggregate, position=outcome.position), etag(aggregate.version)
 
 
+ETAG_HEADER = {"ETag": {"description": 'the version of the aggregate shown, e.g. "7": send it '
+                                  "back as If-Match to act only on that version",
+                          "schema": {"type": "string"}}}
+IDEMPOTENCY_KEY = {"name": "Idempotency-Key", "in": "header", "required": False,
+                   "description": "a retry with the same key and body gets the first answer "
+                                  "and changes nothing; the same key with another body is 422",
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 200}}
+IF_MATCH = {"name": "If-Match", "in": "header", "required": False,
+            "description": "the ETag of the aggregate the command acts on: refused with 409 "
+                           "if its version has moved on",
+            "schema": {"type": "string", "maxLength": 40}}
+CSV = {"text/csv": {"schema": {"type": "string"}}}
+MIN_POSITION = {"name": "min_position", "in": "query", "required": False,
+                "description": "accepted as on every read; this one reads the event store "
+                               "itself, so it is always current",
+                "schema": {"type": "integer", "minimum": 0, "maximum": 2**62}}
+
+
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
     """flask-smorest's blueprint, where a view is declared with one decorator that names its
-    route, its input schema and its one success answer (STYLE.md 10)."""
+    route, its input schema and its one success answer (STYLE.md 10). The operation's id is
+    the view's name; a query parameter a view does not declare is refused (400)."""
 
-    def read(self, rule: str, answer: type[Schema], *,
-             query: type[Schema] | None = None) -> Callable[[Callable[..., Any]], Any]:
-        """A GET: `view` takes the loaded `query` (if any) and the path's parts."""
+    def read(self, rule: str, answer: type[Schema], *, query: type[Schema] | None = None,
+             csv: bool = False, etag: bool = False) -> Callable[[Callable[..., Any]], Any]:
+        """A GET: `view` takes the loaded `query` (if any) and the path's parts. `csv`: it
+        may also answer text/csv (a Response); `etag`: it answers an ETag header."""
+        doc: dict[str, Any] = {"responses": {200: {"content": CSV}}} if csv else {}
+        if query is None:
+            doc["parameters"] = [MIN_POSITION]
         return self._operation(rule, "GET", 200, answer,
-                               None if query is None else (query, "query"))
+                               None if query is None else (query, "query"),
+                               doc=doc, headers=ETAG_HEADER if etag else None)
 
     def command(self, rule: str, body: type[Schema] | None, answer: type[Schema], *,
                 status: int = 200, method: str = "POST",
-                show: Callable[[Outcome], Any] = positioned
+                show: Callable[[Outcome], Any] = positioned, guarded: bool = False
                 ) -> Callable[[Callable[..., Outcome]], Any]:
         """A command: `act` takes the loaded `body` (if any) and the path's parts, checks who
         may send it and makes one application call; `show` turns its Outcome into the
-        answer (by default the result with its position)."""
+        answer (by default the result with its position). A command shown with its
+        aggregate answers its ETag; a `guarded` one takes If-Match."""
+        headers = [IDEMPOTENCY_KEY] if method == "POST" else []
+        if guarded:
+            headers.append(IF_MATCH)
+
         def declare(act: Callable[..., Outcome]) -> Any:
             @functools.wraps(act)
             def view(*args: Any, **path: Any) -> Any:
                 return show(act(*args, **path))
             self._operation(rule, method, status, answer,
-                            None if body is None else (body, "json"))(view)
+                            None if body is None else (body, "json"),
+                            doc={"parameters": headers} if headers else {},
+                            headers=None if show is positioned else ETAG_HEADER)(view)
             return act
         return declare
 
-    def _operation(self, rule: str, method: str, status: int, answer: type[Schema],
-                   arguments: tuple[type[Schema], str] | None
-                   ) -> Callable[[Callable[..., Any]], Any]:
+    def removal(self, rule: str) -> Callable[[Callable[..., Any]], Any]:
+        """A DELETE answering 204 without a body: `view` takes the path's parts."""
         def declare(view: Callable[..., Any]) -> Any:
-            documented = self.response(status, answer)(view)
+            documented = _no_query(self.response(204)(view), allowed=())
+            documented = self.doc(operationId=view.__name__)(documented)
+            self.route(rule, methods=["DELETE"])(documented)
+            return view
+        return declare
+
+    def _operation(self, rule: str, method: str, status: int, answer: type[Schema],
+                   arguments: tuple[type[Schema], str] | None, *, doc: dict[str, Any],
+                   headers: dict[str, Any] | None) -> Callable[[Callable[..., Any]], Any]:
+        def declare(view: Callable[..., Any]) -> Any:
+            documented = self.response(status, answer, headers=headers)(view)
             if arguments is not None:
                 schema, location = arguments
                 documented = self.arguments(schema, location=location)(documented)
+            if arguments is None or arguments[1] != "query":
+                # Checked before the body is read, as webargs checks a query schema first.
+                documented = _no_query(documented, allowed=("min_position",)
+                                       if method == "GET" else ())
+            documented = self.doc(operationId=view.__name__, **doc)(documented)
             self.route(rule, methods=[method])(documented)
             return view
         return declare
+
+
+def _no_query(view: Callable[..., Any], allowed: tuple[str, ...]) -> Callable[..., Any]:
+    """An operation without query parameters refuses any (API.md: unknown ones are 400),
+    but a read from the event store itself accepts the `min_position` a client sends to
+    every read: it is current, so there is nothing to wait for."""
+    @functools.wraps(view)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        unknown = sorted(name for name in request.args if name not in allowed)
+        value = request.args.get("min_position", "0")
+        if not (value.isascii() and value.isdigit() and len(value) <= 18):
+            unknown.append("min_position")
+        if unknown:
+            flask_smorest.abort(400, message=f"unknown query parameter: {', '.join(unknown)}",
+                                errors={name: ["Unknown field."] for name in unknown})
+        return view(*args, **kwargs)
+    return checked
+
+
+def wants_csv(query: dict[str, Any]) -> bool:
+    """CSV when asked by `format=csv` or by `Accept: text/csv` (API.md)."""
+    if "format" in query:
+        return bool(query["format"] == "csv")
+    return request.accept_mimetypes.best_match(["application/json", "text/csv"]) == "text/csv"

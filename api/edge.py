@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from flask import Flask, request
+from marshmallow import RAISE
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -63,9 +64,12 @@ def loads(data: bytes) -> Any:
 
 
 class Parser(FlaskParser):
-    """Malformed input is 400 (API.md); webargs' default 422 is kept for rule refusals."""
+    """Malformed input is 400 (API.md); webargs' default 422 is kept for rule refusals. An
+    unknown query parameter is malformed input too, as an unknown body field is."""
 
     DEFAULT_VALIDATION_STATUS = 400
+    DEFAULT_UNKNOWN_BY_LOCATION = {**FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
+                                   "query": RAISE, "querystring": RAISE}
 
     def _raw_load_json(self, req: Any) -> Any:
         if not is_json_request(req):

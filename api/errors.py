@@ -59,9 +59,11 @@ def http_problem(error: HTTPException) -> Response:
     data = getattr(error, "data", None) or {}
     errors = data.get("errors") or data.get("messages")
     if status in (400, 422) and errors is not None:
-        # Malformed input is 400 (API.md); input every field of which is well-formed but
-        # refused (api/inputs.py) is 422, as API.md's Input limits fix.
-        status = 422 if _refusals_only(_plain(errors)) else 400
+        # Malformed input is 400 (API.md); a body every field of which is well-formed but
+        # refused (api/inputs.py) is 422, as API.md's Input limits fix. A query that is off
+        # in any way stays 400 (API.md, Lists: an unknown or malformed parameter is 400).
+        in_query = isinstance(errors, dict) and set(errors) <= {"query", "querystring"}
+        status = 422 if _refusals_only(_plain(errors)) and not in_query else 400
     detail = data.get("message") or error.description or HTTPStatus(status).phrase
     if errors is not None and detail == error.description:
         detail = ("the request is refused: see `errors` for each field" if status == 422

@@ -57,7 +57,7 @@ def _credentials() -> str:
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    if request.endpoint == "web.sign_in" and request.method == "POST":
+    if request.endpoint == "web.sign_in_sent":
         return request.form.get("token", "").strip()
     return request.cookies.get(COOKIE, "")
 

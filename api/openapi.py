@@ -45,6 +45,7 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
             if path == "/v1/health":
                 operation["security"] = []
                 responses.setdefault(429, http.HTTPStatus(429).name)  # a wrong token sent
+                responses.setdefault(400, http.HTTPStatus(400).name)  # a query parameter
                 continue
             codes = [400, 401, 403, 404, 429] + ([409, 413, 422] if method != "get" else [])
             if path and path.startswith("/v1/") and _PROJECTED(path) and (
@@ -55,6 +56,8 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
 
 
 def _PROJECTED(path: str) -> bool:  # noqa: N802
-    """Reads that wait for a projection (min_position) may answer 503 if it lags."""
+    """Reads that wait for a projection (min_position) may answer 503 if it lags: every
+    list and history, and the audits."""
     return any(part in path for part in ("statement", "balance", "kitty-history", "audit",
-                                        "disputes", "events", "tokens"))
+                                        "disputes", "events", "tokens", "reports", "/deals")) \
+        or path in ("/v1/players", "/v1/tables")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from flask import current_app
@@ -31,3 +32,10 @@ def names(store: ReadStore | None = None) -> dict[str, str]:
         return {}
     return {row["owner"]: row["name"] for row in store.rows(
         "SELECT owner, name FROM accounts WHERE kind = 'player'")}
+
+
+def told_apart(named: dict[str, str]) -> dict[str, str]:
+    """Names with the start of the id beside those two players share: `Bob (3f2a1c)`."""
+    counts = Counter(name.casefold() for name in named.values())
+    return {key: f"{name} ({key[:6]})" if counts[name.casefold()] > 1 else name
+            for key, name in named.items()}

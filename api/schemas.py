@@ -3,9 +3,10 @@ postings. Every field a client writes is one of api/inputs.py's types."""
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api.inputs import AccountReference, Text, Whole
 
@@ -64,6 +65,12 @@ def waits_for_position() -> fields.Integer:
         "description": "wait (at most 5 s) until the read models have applied this position"})
 
 
+def time_text(**options: Any) -> fields.String:
+    """An RFC 3339 UTC time the service recorded, as text (it sorts in time order)."""
+    return fields.String(metadata={"format": "date-time", **options.pop("metadata", {})},
+                         **options)
+
+
 class ProblemSchema(Schema):
     """application/problem+json (RFC 9457), with the rule that refused the command."""
 
@@ -93,6 +100,82 @@ class CursorQuerySchema(Schema):
     min_position = waits_for_position()
 
 
+class Moment(fields.String):
+    """A bound of a period (`from`, `to`): an RFC 3339 time, or a date meaning the start of
+    that day (UTC), or as `to` its end. Loads into the text of a recorded `at`, which sorts
+    in time order; a `to` beyond the last day the ledger can record loads as None (open)."""
+
+    HOW = "an RFC 3339 time such as 2026-12-05T20:00:00Z, or a date such as 2026-12-05"
+
+    def __init__(self, *, end: bool = False, **options: Any) -> None:
+        self.end = end
+        super().__init__(**options)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if len(text) > 40:
+            raise ValidationError(f"Not a time: give {self.HOW}.")
+        try:
+            return moment(text, end=self.end)
+        except (ValueError, OverflowError):
+            raise ValidationError(f"Not a time: give {self.HOW}.") from None
+
+
+def moment(text: str, *, end: bool = False) -> str | None:
+    """See `Moment`; ValueError for anything else (a time without its offset included)."""
+    if len(text) == 10:
+        day = date.fromisoformat(text)
+        when = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        if end:
+            try:
+                when += timedelta(days=1)
+            except OverflowError:
+                return None
+    else:
+        when = datetime.fromisoformat(text)
+        if when.tzinfo is None:
+            raise ValueError("a time needs its offset (Z or +01:00)")
+    return when.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def list_limit() -> fields.Integer:
+    return fields.Integer(load_default=50, validate=validate.Range(min=1, max=500),
+                          metadata={"description": "items per page, 1 to 500"})
+
+
+def download_format() -> fields.String:
+    return fields.String(validate=validate.OneOf(["json", "csv"]), metadata={
+        "description": "csv: the whole selection as a CSV download (as `Accept: text/csv`); "
+                       "`after` and `limit` are then ignored"})
+
+
+class PeriodQuerySchema(Schema):
+    """`from` inclusive and `to` exclusive, compared with each posting's `at` (API.md)."""
+
+    start = Moment(data_key="from", metadata={
+        "description": "from this time (inclusive): RFC 3339, or a date for its start"})
+    end = Moment(end=True, data_key="to", metadata={
+        "description": "until this time (exclusive): RFC 3339, or a date for its end"})
+
+    @validates_schema
+    def _in_order(self, data: dict[str, Any], **_: Any) -> None:
+        start, end = data.get("start"), data.get("end")
+        if start is not None and end is not None and start >= end:
+            raise ValidationError("`from` must come before `to`.", "from")
+
+
+class HistoryQuerySchema(PeriodQuerySchema):
+    """A statement or kitty history: a period, an order, paging and a download format."""
+
+    after = log_position(metadata={
+        "description": "the `next` of the previous page; omitted for the first page"})
+    limit = list_limit()
+    order = fields.String(load_default="asc", validate=validate.OneOf(["asc", "desc"]),
+                          metadata={"description": "asc: oldest first; desc: newest first"})
+    format = download_format()
+    min_position = waits_for_position()
+
+
 class PageSchema(Schema):
     """A page of a cursor-paged list: subclasses declare `items`; `next` is the `after` of
     the following page, null on the last one."""
@@ -100,11 +183,17 @@ class PageSchema(Schema):
     next = fields.Integer(allow_none=True, required=True)
 
 
+class KeyedPageSchema(Schema):
+    """A page of a list ordered by name or account: `next` is the id to pass as `after`."""
+
+    next = fields.String(allow_none=True, required=True)
+
+
 class PostingSchema(Schema):
     """One chip movement (API.md, Players and chips): one account debited, one credited."""
 
     id = fields.String(required=True)
-    at = fields.String(allow_none=True)
+    at = time_text(allow_none=True)
     position = fields.Integer(allow_none=True)
     from_account = fields.String(required=True)
     to_account = fields.String(required=True)

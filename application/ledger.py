@@ -31,6 +31,11 @@ from domain.engine.table import Table
 __all__ = ["Ledger", "Outcome"]
 
 
+def chip_count(amount: int) -> str:
+    """`1 chip`, `5 chips`: reasons are read by people."""
+    return f"{amount} chip{'' if amount == 1 else 's'}"
+
+
 class Ledger(TokenCommands, DisputeCommands, LedgerBase):
     name = "Ledger"
 
@@ -69,10 +74,11 @@ class Ledger(TokenCommands, DisputeCommands, LedgerBase):
             check_amount(amount, "a buy-in" if issue else "a cash-out", "R11.1")
             treasury = self._treasury()
             name = player.name or player_id
+            chips = chip_count(amount)
             posting = Posting(TREASURY, player_account(player_id), amount, "R11.1",
-                              f"the treasurer issues {amount} chips to {name}") if issue else \
+                              f"the treasurer issues {chips} to {name}") if issue else \
                 Posting(player_account(player_id), TREASURY, amount, "R11.1",
-                        f"the treasurer redeems {amount} chips from {name}")
+                        f"the treasurer redeems {chips} from {name}")
             accounts = {player.id: player, treasury.id: treasury}
             [posting_id] = self._post(accounts, [(posting, (player.id, player.version + 1, 0),
                                                   None, None)])

@@ -136,34 +136,144 @@ def checkpoint() -> None:
     click.echo(str(sealed))
 
 
+def _bound(text: str | None, *, end: bool = False) -> str | None:
+    """`--from`/`--to`: an RFC 3339 time (UTC when it has no offset) or a date (its start;
+    as `--to`, its end), as the API reads `from` and `to`."""
+    from api.schemas import moment
+
+    if text is None:
+        return None
+    for written in (text, text + "+00:00"):  # a time without its offset is UTC
+        try:
+            return moment(written, end=end)
+        except (ValueError, OverflowError):
+            continue
+    raise click.BadParameter(f"{text!r}: give a time (2026-12-05T20:00) or a date "
+                             "(2026-12-05)")
+
+
+def _player(store: object, given: str | None) -> str | None:
+    """`--player`: an id, or a name that exactly one player has."""
+    from uuid import UUID
+
+    from projections.export import players_named
+
+    if given is None:
+        return None
+    try:
+        return str(UUID(given))
+    except ValueError:
+        found = players_named(store, given)  # type: ignore[arg-type]
+    if len(found) != 1:
+        raise click.BadParameter(f"{len(found)} players are named {given!r}"
+                                 + (f": {', '.join(found)}; give the id" if found else ""))
+    return found[0]
+
+
+PERIOD = [
+    click.option("--from", "start", metavar="TIME|DATE",
+                 help="Start of the period (UTC), inclusive: a time or a date."),
+    click.option("--to", "end", metavar="TIME|DATE",
+                 help="End of the period (UTC), exclusive: a time, or a date to its end."),
+    click.option("--output", type=click.Path(dir_okay=False), default="-",
+                 help="File to write (default: standard output)."),
+]
+
+
+def _period(command):  # type: ignore[no-untyped-def]
+    for option in reversed(PERIOD):
+        command = option(command)
+    return command
+
+
 @main.command()
 @click.option("--kind", type=click.Choice(["statements", "balances", "kitty"]), required=True)
-@click.option("--from", "start", type=click.DateTime(), default="1970-01-01",
-              help="Start of the period (UTC), inclusive.")
-@click.option("--to", "end", type=click.DateTime(), default="9999-12-31",
-              help="End of the period (UTC), exclusive; balances are as of this time.")
-@click.option("--output", type=click.Path(dir_okay=False), default="-",
-              help="CSV file to write (default: standard output).")
-def export(kind: str, start: object, end: object, output: str) -> None:
-    """CSV for treasurers: statements, balances or kitty history for a period."""
+@_period
+@click.option("--player", help="Only this player (an id, or a name only one player has).")
+@click.option("--table", type=click.UUID, help="Only this table's postings (or kitty).")
+def export(kind: str, start: str | None, end: str | None, output: str, player: str | None,
+           table: object) -> None:
+    """CSV for treasurers: statements, balances (as of --to, else now) or kitty history."""
+    from datetime import UTC, datetime
+
     from application.chain import checkpoint
-    from projections.export import write_csv
+    from projections.export import Selection, write_csv
 
     settings, ledger, runner = open_projections()
     try:
         runner.catch_up()
         sealed = checkpoint(ledger)
-        seal = str(sealed) if sealed is not None else None
-        if output == "-":
-            rows = write_csv(runner.store, kind, start, end, sys.stdout,  # type: ignore[arg-type]
-                             seal)
-        else:
-            with open(output, "w", encoding="utf-8", newline="") as handle:
-                rows = write_csv(runner.store, kind, start, end, handle,  # type: ignore[arg-type]
-                                 seal)
+        selection = Selection(_bound(start), _bound(end, end=True),
+                              _player(runner.store, player), table and str(table))
+        now = datetime.now(UTC).isoformat(timespec="microseconds")
+        with _opened(output) as handle:
+            rows = write_csv(runner.store, kind, selection, handle, now=now,
+                             checkpoint=str(sealed) if sealed is not None else None)
     finally:
         ledger.close()
     if output != "-":
         Console().print(f"wrote {rows} rows to {output}")
 
 
+@main.command()
+@_period
+@click.option("--format", "shape", type=click.Choice(["table", "csv", "json"]),
+              default="table", help="A table to read, CSV or JSON (as the API answers).")
+def report(start: str | None, end: str | None, output: str, shape: str) -> None:
+    """A club night or a month: each player's result and the checks that it balances."""
+    from projections.report import period_report
+
+    _, ledger, runner = open_projections()
+    try:
+        runner.catch_up()
+        found = period_report(runner.store, _bound(start), _bound(end, end=True))
+    finally:
+        ledger.close()
+    with _opened(output) as handle:
+        _write_report(found, shape, handle)
+
+
+def _write_report(found: dict, shape: str, handle) -> None:  # type: ignore[no-untyped-def, type-arg]
+    import csv
+    import json
+
+    from api.reads import told_apart
+    from api.reports.resources import CSV_COLUMNS
+
+    shown = told_apart({row["player_id"]: row["name"] for row in found["items"]})
+    if shape == "json":
+        handle.write(json.dumps(found, indent=2) + "\n")
+        return
+    if shape == "csv":
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for row in found["items"]:
+            writer.writerow([shown[row["player_id"]] if c == "name" else row[c]
+                             for c in CSV_COLUMNS])
+        return
+    from rich.table import Table as RichTable
+
+    grid = RichTable("player", "net", "deals", "buy-ins", "cash-outs", "kitty put up",
+                     "kitty won", "disputes", title=f"{found['from'] or 'the start'} to "
+                     f"{found['to'] or 'now'}")
+    for row in found["items"]:
+        grid.add_row(shown[row["player_id"]], *(str(row[c]) for c in CSV_COLUMNS[2:]))
+    console = Console(file=handle)
+    console.print(grid)
+    checks = found["checks"]
+    console.print(f"{found['deals']} deals; disputes raised {found['disputes']['raised']}, "
+                  f"resolved {found['disputes']['resolved']}")
+    console.print(f"chips held before {checks['chips_held_before']} + issued "
+                  f"{checks['chips_issued']} - redeemed {checks['chips_redeemed']} = held "
+                  f"{checks['chips_held']}: "
+                  + ("balanced" if checks["balanced"] else "NOT BALANCED"))
+    if not checks["balanced"]:
+        raise SystemExit(1)
+
+
+def _opened(output: str):  # type: ignore[no-untyped-def]
+    import contextlib
+
+    if output == "-":
+        return contextlib.nullcontext(sys.stdout)
+    return open(output, "w", encoding="utf-8", newline="")

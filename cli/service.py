@@ -63,9 +63,12 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
                           f"{token_file}): [bold]{token}[/]", soft_wrap=True)
         else:
             console.print("treasurer token: the one in PONTOON_TREASURER_TOKEN")
-    console.print(f"serving the {settings.store} store at {where(settings)} on "
-                  f"http://{host or settings.host}:{port or settings.port} "
-                  f"(API docs at /docs)")
+    base = f"http://{host or settings.host}:{port or settings.port}"
+    # One line each, never wrapped mid-phrase by the terminal's width.
+    console.print(f"serving the {settings.store} store at {where(settings)} on {base}",
+                  soft_wrap=True)
+    console.print(f"API docs: {base}/docs", soft_wrap=True)
+    console.print(f"treasurer's pages: {base}/web/ (sign in with a token)", soft_wrap=True)
     run(settings, host=host, port=port, workers=workers, threads=threads)
 
 

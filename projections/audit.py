@@ -15,8 +15,10 @@ from uuid import UUID
 
 from domain.aggregates import DealAggregate, TableAggregate, posting_id
 from domain.engine import facts as f
+from domain.engine.deal import Deal
 from domain.engine.postings import Posting, net_changes
 from domain.engine.verification import verify_deal
+from domain.errors import PontoonError
 from projections.base import ReadModel, at
 from projections.disputes import disputes_of_deal, explanation
 from projections.store import ReadStore, Statement
@@ -109,12 +111,12 @@ def audit(store: ReadStore, deal_id: str, *, names: dict[str, str]) -> dict[str,
     over = deal["phase"] in ("settled", "void")
     seed = revealed_seed(store, deal["table_id"], deal["commitment"])
     verification = verify_deal(history) if history else None
-    postings = _postings(deal_id, rows, history, names)
+    postings = _postings(deal_id, rows, history, names, _entries(store, deal_id))
     disputes = disputes_of_deal(store, deal_id, names)
     unseen = {fact.player for fact in history if isinstance(fact, f.PlayerSatOut)}
     return {
         "deal_id": deal_id, "table_id": deal["table_id"], "number": deal["number"],
-        "phase": deal["phase"], "banker": deal["banker"],
+        "phase": deal["phase"] if over else _phase(history), "banker": deal["banker"],
         "players": json.loads(deal["players"]),
         "timeline": [_moment(row, fact, over and not _unseen(fact, unseen), names)
                      for row, fact in zip(rows, history, strict=True)],
@@ -176,13 +178,38 @@ def _moment(row: dict[str, Any], fact: f.Fact, shown: bool, names: dict[str, str
             "automatic": data.get("automatic")}
 
 
+def _phase(history: list[f.Fact]) -> str:
+    """An open deal's phase in the deal view's words (staking, playing, banker, ...)."""
+    try:
+        return str(Deal.replay(history).phase)
+    except (PontoonError, AssertionError, KeyError, IndexError, ValueError):
+        return "playing"
+
+
+def _entries(store: ReadStore, deal_id: str) -> dict[str, dict[str, Any]]:
+    """Where each posting of the deal was recorded on an account: the entry that the
+    balances apply it at (its credit, or its debit when the stakes on the table receive
+    it), so a posting shows the same `at` and `position` in the audit and the statement."""
+    entries: dict[str, dict[str, Any]] = {}
+    for row in store.rows("SELECT posting_id, account, position, at, to_account FROM postings "
+                          "WHERE deal_id = %s AND rule <> 'R11.4' ORDER BY position",
+                          (deal_id,)):
+        credit = row["account"] == row["to_account"]
+        if credit or row["posting_id"] not in entries:
+            entries[row["posting_id"]] = row
+    return entries
+
+
 def _postings(deal_id: str, rows: list[dict[str, Any]], history: list[f.Fact],
-              names: dict[str, str]) -> list[dict[str, Any]]:
+              names: dict[str, str], entries: dict[str, dict[str, Any]]
+              ) -> list[dict[str, Any]]:
     out = []
     for row, fact in zip(rows, history, strict=True):
         for index, p in enumerate(fact.carried_postings()):
-            out.append({**p.to_dict(), "id": posting_id(UUID(deal_id), row["version"], index),
-                        "at": row["at"], "position": row["position"], "deal_id": deal_id,
+            key = posting_id(UUID(deal_id), row["version"], index)
+            entry = entries.get(key, row)
+            out.append({**p.to_dict(), "id": key,
+                        "at": entry["at"], "position": entry["position"], "deal_id": deal_id,
                         "explanation": explanation(p.to_dict(), p.reason, names)})
     return out
 
@@ -202,3 +229,34 @@ def escrow_balances_at(store: ReadStore, time: str) -> dict[str, int]:
             if p["from_account"] == escrow:
                 held[escrow] = held.get(escrow, 0) - p["amount"]
     return held
+
+
+def kitty_players(store: ReadStore, deal_ids: set[str]) -> dict[str, str]:
+    """Whose hand each chip the kitty took from the stakes on a table came from, by posting
+    id: a posting from the stakes names no player, the deal's facts do. A bust hand's shoot
+    bet (R9.7) is in its HandBusted fact; a settlement's postings follow its results in
+    table order, so each lost shoot bet is the next losing result with its hand."""
+    found: dict[str, str] = {}
+    if not deal_ids:
+        return found
+    marks = ", ".join(["%s"] * len(deal_ids))
+    for row in store.rows("SELECT deal_id, version, type, fact FROM deal_events WHERE "
+                          f"deal_id IN ({marks}) AND type IN ('HandBusted', 'DealSettled')",
+                          sorted(deal_ids)):
+        fact, deal = json.loads(row["fact"]), UUID(row["deal_id"])
+        losers = [r for r in fact.get("results", []) if r.get("outcome") != "win"
+                  and r.get("shoot_bet")]
+        for index, p in enumerate(fact.get("postings", [])):
+            if not (p["from_account"].startswith("escrow:") and
+                    p["to_account"].startswith("kitty:")):
+                continue
+            if row["type"] == "HandBusted":
+                player = fact.get("player")
+            else:
+                match = next((r for r in losers if r["hand"] == p.get("hand")), None)
+                player = match["player"] if match else None
+                if match:
+                    losers.remove(match)
+            if player:
+                found[posting_id(deal, row["version"], index)] = player
+    return found

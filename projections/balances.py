@@ -7,7 +7,7 @@ zero after every event, not only after every command.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from domain.aggregates import Account
@@ -17,9 +17,15 @@ from projections.store import ReadStore, Statement
 UPSERT = ("INSERT INTO accounts (account, kind, owner, name, balance, position) "
           "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (account) DO UPDATE SET "
           "balance = accounts.balance + excluded.balance, position = excluded.position")
-OPENED = ("INSERT INTO accounts (account, kind, owner, name, balance, position) "
-          "VALUES (%s, %s, %s, %s, 0, %s) ON CONFLICT (account) DO UPDATE SET "
-          "kind = excluded.kind, owner = excluded.owner, name = excluded.name")
+OPENED = ("INSERT INTO accounts (account, kind, owner, name, name_key, balance, position) "
+          "VALUES (%s, %s, %s, %s, %s, 0, %s) ON CONFLICT (account) DO UPDATE SET "
+          "kind = excluded.kind, owner = excluded.owner, name = excluded.name, "
+          "name_key = excluded.name_key")
+
+
+def name_key(name: str | None) -> str | None:
+    """A name folded for case-insensitive prefix search, the same on both stores."""
+    return None if name is None else name.casefold()
 
 
 def account_name(kind: str, owner: str | None) -> str:
@@ -39,7 +45,7 @@ class BalancesModel(ReadModel):
     def statements(self, event: Any, position: int) -> Iterable[Statement]:
         if isinstance(event, Account.Opened):
             yield OPENED, (account_name(event.kind, event.owner), event.kind, event.owner,
-                           event.name, position)
+                           event.name, name_key(event.name), position)
         elif isinstance(event, Account.Credited) or event.to_account.startswith("escrow:"):
             for account, change in ((event.from_account, -event.amount),
                                     (event.to_account, event.amount)):
@@ -63,3 +69,60 @@ class BalancesModel(ReadModel):
 def balances(store: ReadStore) -> list[dict[str, Any]]:
     return store.rows("SELECT account, kind, owner, name, balance, position FROM accounts "
                       "ORDER BY kind, account")
+
+
+KIND_RANK = "CASE kind WHEN 'player' THEN 0 WHEN 'kitty' THEN 1 WHEN 'treasury' THEN 2 ELSE 3 END"
+KINDS = ("player", "kitty", "treasury", "escrow")
+
+
+def balance_page(store: ReadStore, kinds: Sequence[str], *, after: str | None = None,
+                 limit: int = 50) -> list[dict[str, Any]]:
+    """Accounts of `kinds`, players first then kitties, the treasury and escrows, by name;
+    cursor paging on the account after which the page starts (never OFFSET)."""
+    assert kinds and set(kinds) <= set(KINDS), kinds
+    marks = ", ".join(["%s"] * len(kinds))
+    where, params = f"kind IN ({marks})", list(kinds)
+    if after is not None:
+        where += (f" AND ({KIND_RANK}, COALESCE(name_key, ''), account) > "
+                  f"(SELECT {KIND_RANK}, COALESCE(name_key, ''), account FROM accounts "
+                  "WHERE account = %s)")
+        params.append(after)
+    return store.rows("SELECT account, kind, owner, name, balance, position FROM accounts "
+                      f"WHERE {where} ORDER BY {KIND_RANK}, COALESCE(name_key, ''), account "
+                      "LIMIT %s", (*params, limit))
+
+
+def balance_totals(store: ReadStore) -> dict[str, int | None]:
+    """Over every account whatever a list shows: the total (0, R11.1), the players' debts and
+    the last position applied."""
+    [row] = store.rows("SELECT COALESCE(SUM(balance), 0) AS total, COALESCE(SUM(CASE WHEN "
+                       "kind = 'player' AND balance < 0 THEN balance ELSE 0 END), 0) AS debts, "
+                       "MAX(position) AS position FROM accounts")
+    return {"total": int(row["total"]), "debts": int(row["debts"]),
+            "position": None if row["position"] is None else int(row["position"])}
+
+
+def account_exists(store: ReadStore, account: str) -> bool:
+    return bool(store.rows("SELECT 1 AS found FROM accounts WHERE account = %s", (account,)))
+
+
+def players(store: ReadStore, *, name: str | None = None, after: str | None = None,
+            limit: int = 50) -> list[dict[str, Any]]:
+    """Players by name (case-insensitive), optionally those whose name starts with `name`;
+    cursor paging on the player id after which the page starts."""
+    where, params = "kind = 'player'", []
+    if name:
+        where += " AND name_key LIKE %s ESCAPE '\\'"
+        params.append(like_prefix(name))
+    if after is not None:
+        where += (" AND (name_key, account) > (SELECT name_key, account FROM accounts "
+                  "WHERE account = %s)")
+        params.append(f"player:{after}")
+    return store.rows("SELECT owner AS id, name, balance, position FROM accounts "
+                      f"WHERE {where} ORDER BY name_key, account LIMIT %s", (*params, limit))
+
+
+def like_prefix(text: str) -> str:
+    """A LIKE pattern matching names that start with `text`, whatever it holds."""
+    folded = text.casefold()
+    return folded.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -41,6 +41,25 @@ def disputes(store: ReadStore, status: str | None = None) -> list[dict[str, Any]
     return [_loaded(row) for row in store.rows(sql + " ORDER BY raised_position", params)]
 
 
+def dispute_page(store: ReadStore, *, status: str | None = None, deal_id: str | None = None,
+                 after: int | None = None, limit: int = 50, descending: bool = False
+                 ) -> list[dict[str, Any]]:
+    """Disputes oldest (or newest) first, by status and deal; cursor: the position that
+    raised the last dispute of the previous page."""
+    where, params = "1 = 1", list[Any]()
+    for column, value in (("status", status), ("deal_id", deal_id)):
+        if value is not None:
+            where += f" AND {column} = %s"
+            params.append(value)
+    if after is not None:
+        where += " AND raised_position < %s" if descending else " AND raised_position > %s"
+        params.append(after)
+    order = "DESC" if descending else "ASC"
+    rows = store.rows(f"SELECT * FROM disputes WHERE {where} ORDER BY raised_position {order} "
+                      "LIMIT %s", (*params, limit))
+    return [_loaded(row) for row in rows]
+
+
 def disputes_of_deal(store: ReadStore, deal_id: str, names: dict[str, str]
                      ) -> list[dict[str, Any]]:
     """A deal's disputes, oldest first, each with its correcting postings in full."""

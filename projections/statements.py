@@ -31,11 +31,71 @@ class StatementsModel(ReadModel):
                        event.reason, event.deal_id, event.table_id, event.hand)
 
 
-def statement(store: ReadStore, account: str, *, after: int = 0, limit: int = 50
+def statement(store: ReadStore, account: str, *, after: int | None = None, limit: int = 50,
+              start: str | None = None, end: str | None = None, descending: bool = False
               ) -> list[dict[str, Any]]:
-    """Entries after position `after`, oldest first (cursor paging)."""
-    return store.rows(f"SELECT {COLUMNS} FROM postings WHERE account = %s AND position > %s "
-                      "ORDER BY position LIMIT %s", (account, after, limit))
+    """Entries recorded in [start, end) when given, oldest first (or newest first), after
+    the position `after` in that order (cursor paging)."""
+    where, params = _period("account = %s", [account], start, end)
+    if after is not None:
+        where += " AND position < %s" if descending else " AND position > %s"
+        params.append(after)
+    order = "DESC" if descending else "ASC"
+    return store.rows(f"SELECT {COLUMNS} FROM postings WHERE {where} "
+                      f"ORDER BY position {order} LIMIT %s", (*params, limit))
+
+
+# One row per deal, one per posting outside deals (buy-ins, cash-outs, kitty put-ups) and
+# one per correction (R11.4: it names the disputed deal but is recorded later, on its own).
+_GROUP = "CASE WHEN deal_id IS NULL OR rule = 'R11.4' THEN posting_id ELSE deal_id END"
+
+
+def deal_nets(store: ReadStore, account: str, *, after: int | None = None, limit: int = 50,
+              start: str | None = None, end: str | None = None, descending: bool = False
+              ) -> list[dict[str, Any]]:
+    """The account's net change per deal (and each posting outside a deal on its own row),
+    ordered by the position of each group's last entry, which is also the cursor."""
+    where, params = _period("account = %s", [account], start, end)
+    having, order = "", "DESC" if descending else "ASC"
+    if after is not None:
+        having = " HAVING MAX(position) < %s" if descending else " HAVING MAX(position) > %s"
+        params.append(after)
+    groups = store.rows(
+        "SELECT MAX(deal_id) AS deal_id, MAX(table_id) AS table_id, MIN(at) AS at, "
+        "MAX(at) AS last_at, MIN(position) AS first_position, MAX(position) AS position, "
+        "SUM(change) AS net, COUNT(*) AS postings, MIN(rule) AS rule, MIN(reason) AS reason, "
+        f"MAX(CASE WHEN rule = 'R11.4' THEN 1 ELSE 0 END) AS correction FROM postings "
+        f"WHERE {where} GROUP BY {_GROUP}{having} ORDER BY MAX(position) {order} LIMIT %s",
+        (*params, limit))
+    if not groups:
+        return []
+    marks = ", ".join(["%s"] * len(groups))
+    after_rows = store.rows(f"SELECT position, balance_after FROM postings WHERE account = %s "
+                            f"AND position IN ({marks})",
+                            (account, *(g["position"] for g in groups)))
+    balance = {row["position"]: row["balance_after"] for row in after_rows}
+    for group in groups:
+        group["balance_after"] = balance[group["position"]]
+        group["net"] = int(group["net"])  # PostgreSQL sums BIGINT as NUMERIC
+        in_deal = group["deal_id"] is not None and not group["correction"]
+        group["kind"] = "deal" if in_deal else "correction" if group["correction"] \
+            else "posting"
+        if in_deal:
+            group["rule"] = group["reason"] = None
+        del group["correction"]
+    return groups
+
+
+def _period(where: str, params: list[Any], start: str | None, end: str | None
+            ) -> tuple[str, list[Any]]:
+    """`from` and `to` compare with a posting's `at`: from inclusive, to exclusive."""
+    if start is not None:
+        where += " AND at >= %s"
+        params.append(start)
+    if end is not None:
+        where += " AND at < %s"
+        params.append(end)
+    return where, params
 
 
 def balance_at(store: ReadStore, account: str, *, position: int | None = None,
@@ -48,11 +108,3 @@ def balance_at(store: ReadStore, account: str, *, position: int | None = None,
         rows = store.rows("SELECT balance_after FROM postings WHERE account = %s AND "
                           "at <= %s ORDER BY position DESC LIMIT 1", (account, time))
     return int(rows[0]["balance_after"]) if rows else 0
-
-
-def entries_between(store: ReadStore, start: str, end: str, *, kind: str | None = None
-                    ) -> list[dict[str, Any]]:
-    """Every entry in a period, for the treasurer's CSV export."""
-    prefix = f"{kind}:%" if kind else "%"
-    return store.rows(f"SELECT {COLUMNS} FROM postings WHERE at >= %s AND at < %s AND "
-                      "account LIKE %s ORDER BY position, account", (start, end, prefix))

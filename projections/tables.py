@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from domain.aggregates import TableAggregate
+from projections.balances import like_prefix, name_key
 from projections.base import ReadModel, at
 from projections.store import ReadStore, Statement
 
@@ -19,10 +20,12 @@ class TablesModel(ReadModel):
     def statements(self, event: Any, position: int) -> Iterable[Statement]:
         table_id, fact = str(event.originator_id), event.fact
         if isinstance(event, TableAggregate.TableOpened):
-            yield ("INSERT INTO tables (table_id, name, shoot, banker, kitty, deals_played, "
-                   "opened_at, position, pack_mode) VALUES (%s, %s, %s, %s, 0, 0, %s, %s, %s)",
-                   (table_id, fact["name"], bool(fact["rules"].get("shoot")), fact["banker"],
-                    at(event), position, fact["pack_mode"]))
+            yield ("INSERT INTO tables (table_id, name, name_key, shoot, banker, kitty, "
+                   "deals_played, opened_at, position, pack_mode) "
+                   "VALUES (%s, %s, %s, %s, %s, 0, 0, %s, %s, %s)",
+                   (table_id, fact["name"], name_key(fact["name"]),
+                    bool(fact["rules"].get("shoot")), fact["banker"], at(event), position,
+                    fact["pack_mode"]))
         elif isinstance(event, TableAggregate.KittyPutUp | TableAggregate.KittyCorrected):
             yield ("UPDATE tables SET kitty = %s, position = %s WHERE table_id = %s",
                    (fact["kitty_after"], position, table_id))
@@ -55,3 +58,47 @@ def tables(store: ReadStore) -> list[dict[str, Any]]:
 def deals_of(store: ReadStore, table_id: str, limit: int = 100) -> list[dict[str, Any]]:
     return store.rows("SELECT deal_id, number, phase, banker, started_at, ended_at FROM deals "
                       "WHERE table_id = %s ORDER BY number DESC LIMIT %s", (table_id, limit))
+
+
+def table_page(store: ReadStore, *, name: str | None = None, after: str | None = None,
+               limit: int = 50) -> list[dict[str, Any]]:
+    """Tables, the last opened first, optionally by name prefix; cursor: a table id."""
+    where, params = "1 = 1", []
+    if name:
+        where += " AND name_key LIKE %s ESCAPE '\\'"
+        params.append(like_prefix(name))
+    if after is not None:
+        where += (" AND (opened_at, table_id) < (SELECT opened_at, table_id FROM tables "
+                  "WHERE table_id = %s)")
+        params.append(after)
+    rows = store.rows(f"SELECT * FROM tables WHERE {where} "
+                      "ORDER BY opened_at DESC, table_id DESC LIMIT %s", (*params, limit))
+    for row in rows:
+        row["shoot"] = bool(row["shoot"])  # SQLite keeps a BOOLEAN as 0 or 1
+    return rows
+
+
+def table_row(store: ReadStore, table_id: str) -> dict[str, Any] | None:
+    rows = store.rows("SELECT * FROM tables WHERE table_id = %s", (table_id,))
+    return rows[0] if rows else None
+
+
+def deal_page(store: ReadStore, table_id: str, *, start: str | None = None,
+              end: str | None = None, descending: bool = False, after: int | None = None,
+              limit: int = 50) -> list[dict[str, Any]]:
+    """A table's deals by number, those started in [start, end) when given; cursor: the
+    number of the last deal of the previous page."""
+    where, params = "table_id = %s", list[Any]([table_id])
+    if start is not None:
+        where += " AND started_at >= %s"
+        params.append(start)
+    if end is not None:
+        where += " AND started_at < %s"
+        params.append(end)
+    if after is not None:
+        where += " AND number < %s" if descending else " AND number > %s"
+        params.append(after)
+    order = "DESC" if descending else "ASC"
+    return store.rows("SELECT deal_id, table_id, number, phase, banker, players, started_at, "
+                      "started_position, ended_at, ended_position FROM deals "
+                      f"WHERE {where} ORDER BY number {order} LIMIT %s", (*params, limit))

@@ -19,7 +19,7 @@ from projections.audit import audit
 blp = Blueprint("deals", __name__, url_prefix="/v1/deals", description="Deals and actions")
 
 
-@blp.read("/<uuid:deal_id>", DealSchema)
+@blp.read("/<uuid:deal_id>", DealSchema, etag=True)
 def get_deal(deal_id: UUID) -> Shown:
     """The deal as this viewer may see it: others' face-down cards are null."""
     who = principal()
@@ -28,7 +28,8 @@ def get_deal(deal_id: UUID) -> Shown:
     return deal_view(deal, who, None), etag(deal.version)
 
 
-@blp.command("/<uuid:deal_id>/actions", ActionSchema, DealSchema, show=deal_answer)
+@blp.command("/<uuid:deal_id>/actions", ActionSchema, DealSchema, show=deal_answer,
+             guarded=True)
 def act(body: dict[str, Any], deal_id: UUID) -> Outcome:
     """One action of a player or the banker; the service deals the cards it needs."""
     who = principal()

@@ -8,6 +8,7 @@ from api.schemas import (
     card_codes,
     chips,
     small_number,
+    time_text,
 )
 from domain.engine.deal import ACTIONS
 
@@ -84,7 +85,7 @@ class DealSchema(CommandAnswerSchema):
 
 
 class MomentSchema(Schema):
-    at = fields.String(required=True)
+    at = time_text(required=True)
     position = fields.Integer(required=True)
     version = fields.Integer(required=True)
     event = fields.String(required=True)

@@ -16,11 +16,11 @@ from api.disputes.schemas import (
     ResolutionSchema,
     ResolvedSchema,
 )
-from api.reads import names, read_store
+from api.reads import names, page, read_store
 from api.schemas import MinPositionSchema
 from application import Outcome
 from domain.errors import NotFound
-from projections.disputes import dispute_detail, disputes
+from projections.disputes import dispute_detail, dispute_page
 
 blp = Blueprint("disputes", __name__, url_prefix="/v1", description="Disputes")
 
@@ -39,9 +39,13 @@ def raise_dispute(body: dict[str, Any], deal_id: UUID) -> Outcome:
 
 @blp.read("/disputes", DisputesSchema, query=DisputesQuerySchema)
 def dispute_queue(query: dict[str, Any]) -> dict[str, Any]:
-    """Disputes, oldest first, by status (the treasurer's queue)."""
+    """Disputes, oldest first, by status and deal (the treasurer's queue); cursor paging."""
     require("treasurer")
-    return {"items": disputes(read_store(query.get("min_position")), query.get("status"))}
+    deal_id = query.get("deal_id")
+    rows = dispute_page(read_store(query.get("min_position")), status=query.get("status"),
+                        deal_id=None if deal_id is None else str(deal_id),
+                        after=query.get("after"), limit=query["limit"])
+    return page(rows, query["limit"], key="raised_position")
 
 
 @blp.command("/disputes/<uuid:dispute_id>/resolution", ResolutionSchema, ResolvedSchema)

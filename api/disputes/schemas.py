@@ -1,7 +1,16 @@
 from marshmallow import Schema, fields, validate
 
 from api.deals.schemas import AuditPostingSchema
-from api.schemas import CommandAnswerSchema, account_reference, chips, free_text, log_position
+from api.schemas import (
+    CommandAnswerSchema,
+    PageSchema,
+    account_reference,
+    chips,
+    free_text,
+    list_limit,
+    log_position,
+    time_text,
+)
 
 
 class DisputeCreateSchema(Schema):
@@ -60,8 +69,8 @@ class DisputeSchema(Schema):
     note = fields.String(allow_none=True)
     corrections = fields.List(fields.Nested(CorrectionPostedSchema), required=True)
     resolved_by = fields.String(allow_none=True)
-    raised_at = fields.String(required=True)
-    resolved_at = fields.String(allow_none=True)
+    raised_at = time_text(required=True)
+    resolved_at = time_text(allow_none=True)
     position = fields.Integer(required=True, attribute="raised_position")
     allow_debt = fields.Boolean(allow_none=True, metadata={
         "description": "the resolution let a correction leave a player in debt (R11.3)"})
@@ -75,10 +84,13 @@ class DisputeDetailSchema(DisputeSchema):
         "description": "1 while open, 2 once resolved; also the ETag"})
 
 
-class DisputesSchema(Schema):
+class DisputesSchema(PageSchema):
     items = fields.List(fields.Nested(DisputeSchema), required=True)
 
 
 class DisputesQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(["open", "resolved"]))
+    deal_id = fields.UUID(metadata={"description": "the disputes about one deal"})
+    after = log_position(metadata={"description": "the `next` of the previous page"})
+    limit = list_limit()
     min_position = log_position()

@@ -1,11 +1,11 @@
 from marshmallow import Schema, fields
 
-from api.schemas import PageSchema
+from api.schemas import PageSchema, time_text
 
 
 class EventSchema(Schema):
     position = fields.Integer(required=True)
-    at = fields.String(required=True)
+    at = time_text(required=True)
     stream_id = fields.String(required=True)
     type = fields.String(required=True, metadata={"description": "e.g. Deal.CardDealt"})
     data = fields.Dict(required=True)

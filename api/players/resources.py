@@ -8,21 +8,26 @@ from uuid import UUID
 
 from api.auth import require, require_self_or
 from api.common import Blueprint, Shown, etag, idempotency_key, if_match, ledger
+from api.histories import history
 from api.players.schemas import (
     AmountSchema,
     BalanceQuerySchema,
     BalanceSchema,
     ChipsMovedSchema,
+    DealNetsSchema,
     PlayerCreatedSchema,
     PlayerCreateSchema,
     PlayerSchema,
+    PlayersQuerySchema,
+    PlayersSchema,
+    StatementQuerySchema,
     StatementSchema,
 )
 from api.reads import page, read_store
-from api.schemas import CursorQuerySchema
 from application import Outcome
 from domain.errors import NotAllowed
-from projections.statements import balance_at, statement
+from projections.balances import players
+from projections.statements import balance_at
 
 blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Players and chips")
 
@@ -34,7 +39,7 @@ def register_player(body: dict[str, Any]) -> Outcome:
     return ledger().register_player(body["name"], key=idempotency_key(), with_token=True)
 
 
-@blp.read("/<uuid:player_id>", PlayerSchema)
+@blp.read("/<uuid:player_id>", PlayerSchema, etag=True)
 def get_player(player_id: UUID) -> Shown:
     """A player with their balance."""
     require_self_or(str(player_id), "operator")
@@ -80,11 +85,29 @@ def player_balance(query: dict[str, Any], player_id: UUID) -> dict[str, Any]:
     return {"player_id": str(player_id), "balance": balance, "position": position}
 
 
-@blp.read("/<uuid:player_id>/statement", StatementSchema, query=CursorQuerySchema)
-def player_statement(query: dict[str, Any], player_id: UUID) -> dict[str, Any]:
-    """A player's postings, oldest first, each with the running balance (cursor paging)."""
+@blp.read("", PlayersSchema, query=PlayersQuerySchema)
+def list_players(query: dict[str, Any]) -> dict[str, Any]:
+    """Players by name, or those whose name starts with `name` (any case); cursor paging."""
+    require("operator")
+    rows = players(read_store(query.get("min_position")), name=query.get("name"),
+                   after=None if query.get("after") is None else str(query["after"]),
+                   limit=query["limit"])
+    return page(rows, query["limit"], key="id")
+
+
+@blp.read("/<uuid:player_id>/statement", StatementSchema, query=StatementQuerySchema, csv=True)
+def player_statement(query: dict[str, Any], player_id: UUID) -> Any:
+    """A player's postings with the running balance: a period, oldest or newest first, CSV."""
     require_self_or(str(player_id), "treasurer")
     ledger().player_account(str(player_id))
-    rows = statement(read_store(query.get("min_position")), f"player:{player_id}",
-                     after=query["after"], limit=query["limit"])
-    return page(rows, query["limit"])
+    return history(query, f"player:{player_id}", filename=f"statement-{player_id}.csv")
+
+
+@blp.read("/<uuid:player_id>/statement/by-deal", DealNetsSchema, query=StatementQuerySchema,
+          csv=True)
+def player_results(query: dict[str, Any], player_id: UUID) -> Any:
+    """A player's net result per deal (each posting outside deals on its own row)."""
+    require_self_or(str(player_id), "treasurer")
+    ledger().player_account(str(player_id))
+    return history(query, f"player:{player_id}", by_deal=True,
+                   filename=f"results-{player_id}.csv")

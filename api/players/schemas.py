@@ -1,12 +1,16 @@
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 from api.schemas import (
     CommandAnswerSchema,
+    HistoryQuerySchema,
+    KeyedPageSchema,
     PageSchema,
     PostingSchema,
     chips,
+    list_limit,
     log_position,
     name_text,
+    time_text,
 )
 
 
@@ -37,7 +41,8 @@ class ChipsMovedSchema(CommandAnswerSchema):
 
 
 class BalanceQuerySchema(Schema):
-    as_of = fields.AwareDateTime(metadata={"description": "RFC 3339 time"})
+    as_of = fields.AwareDateTime(metadata={"description": "RFC 3339 time",
+                                           "format": "date-time"})
     position = log_position(metadata={
         "description": "a position of the event log (waits until the read models have it)"})
     min_position = log_position()
@@ -54,7 +59,7 @@ class StatementEntrySchema(PostingSchema):
     are known. Dumped from a row of the statements read model."""
 
     id = fields.String(required=True, attribute="posting_id")
-    at = fields.String(required=True)
+    at = time_text(required=True)
     position = fields.Integer(required=True)
     change = fields.Integer(required=True, metadata={"description": "+ credit, - debit"})
     balance = fields.Integer(required=True, attribute="balance_after",
@@ -63,3 +68,49 @@ class StatementEntrySchema(PostingSchema):
 
 class StatementSchema(PageSchema):
     items = fields.List(fields.Nested(StatementEntrySchema), required=True)
+
+
+class PlayersQuerySchema(Schema):
+    name = name_text(metadata={
+        "description": "players whose name starts with this, in any case"})
+    after = fields.UUID(metadata={"description": "the `next` of the previous page"})
+    limit = list_limit()
+    min_position = log_position()
+
+
+class PlayerListedSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    balance = fields.Integer(required=True)
+
+
+class PlayersSchema(KeyedPageSchema):
+    items = fields.List(fields.Nested(PlayerListedSchema), required=True)
+
+
+class StatementQuerySchema(HistoryQuerySchema):
+    pass
+
+
+class DealNetSchema(Schema):
+    """A player's (or a kitty's) net change in one deal, or one posting outside deals."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(["deal", "posting",
+                                                                 "correction"]))
+    deal_id = fields.String(allow_none=True)
+    table_id = fields.String(allow_none=True)
+    number = fields.Integer(allow_none=True, metadata={"description": "the deal's number"})
+    at = time_text(required=True, metadata={"description": "the first posting's time"})
+    last_at = time_text(required=True)
+    position = fields.Integer(required=True, metadata={
+        "description": "the last posting's position: the cursor"})
+    net = fields.Integer(required=True, metadata={"description": "+ won, - lost"})
+    postings = fields.Integer(required=True)
+    balance = fields.Integer(required=True, attribute="balance_after",
+                             metadata={"description": "balance after the last posting"})
+    rule = fields.String(allow_none=True, metadata={"description": "outside deals only"})
+    reason = fields.String(allow_none=True, metadata={"description": "outside deals only"})
+
+
+class DealNetsSchema(PageSchema):
+    items = fields.List(fields.Nested(DealNetSchema), required=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from api.common import ledger
 from domain.aggregates import TableAggregate
 
 
@@ -20,3 +22,12 @@ def table_view(table: TableAggregate, position: int | None) -> dict[str, Any]:
         [{"player_id": bidder, "price": price} for bidder, price in engine.auction],
         "version": table.version, "position": position,
     }
+
+
+def listed_deal(row: dict[str, Any]) -> dict[str, Any]:
+    """A deal of the read model in the deal view's words: the read model only knows that a
+    deal is still open, so an open deal (at most one a table) is looked up for its phase."""
+    phase = row["phase"]
+    if phase == "open":
+        phase = ledger().deal(row["deal_id"]).engine.phase
+    return {**row, "phase": phase, "players": json.loads(row["players"])}

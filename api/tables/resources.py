@@ -20,23 +20,29 @@ from api.common import (
 )
 from api.deals.presenter import deal_answer
 from api.deals.schemas import DealSchema
+from api.histories import history
+from api.players.schemas import DealNetsSchema
 from api.reads import page, read_store
-from api.schemas import CursorQuerySchema
-from api.tables.presenter import table_view
+from api.schemas import HistoryQuerySchema
+from api.tables.presenter import listed_deal, table_view
 from api.tables.schemas import (
     AuctionClosedSchema,
     BankSaleSchema,
     BidSchema,
     DealCreateSchema,
+    DealsSchema,
     EmptySchema,
     KittyHistorySchema,
     KittySchema,
     SeatSchema,
     TableCreateSchema,
+    TableDealsQuerySchema,
     TableSchema,
+    TablesQuerySchema,
+    TablesSchema,
 )
 from application import Outcome
-from projections.statements import statement
+from projections.tables import deal_page, table_page
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables")
 
@@ -49,7 +55,8 @@ def _table_answer(outcome: Outcome) -> Shown:
 
 def _table_command(rule: str, body: type[Schema] | None, *, method: str = "POST") -> Any:
     """A command on a table, answered with the table as it left it and its version (ETag)."""
-    return blp.command(rule, body, TableSchema, method=method, show=_table_answer)
+    return blp.command(rule, body, TableSchema, method=method, show=_table_answer,
+                       guarded=True)
 
 
 def _banker_or_staff(table_id: UUID) -> str:
@@ -80,7 +87,7 @@ def open_table(body: Body) -> Outcome:
         key=idempotency_key(), actor=who.id)
 
 
-@blp.read("/<uuid:table_id>", TableSchema)
+@blp.read("/<uuid:table_id>", TableSchema, etag=True)
 def get_table(table_id: UUID) -> Shown:
     """A table: seats, banker, rules, kitty, current deal and pack commitment."""
     principal()
@@ -130,7 +137,8 @@ def bid(body: Body, table_id: UUID) -> Outcome:
                         **command_options())
 
 
-@blp.command("/<uuid:table_id>/auction/close", EmptySchema, AuctionClosedSchema)
+@blp.command("/<uuid:table_id>/auction/close", EmptySchema, AuctionClosedSchema,
+             guarded=True)
 def close_auction(body: Body, table_id: UUID) -> Outcome:
     """The banker closes the auction: the highest bid held buys the bank (R9.10)."""
     return ledger().close_auction(str(table_id), _banker_or_staff(table_id),
@@ -138,18 +146,49 @@ def close_auction(body: Body, table_id: UUID) -> Outcome:
 
 
 @blp.command("/<uuid:table_id>/deals", DealCreateSchema, DealSchema, status=201,
-             show=deal_answer)
+             show=deal_answer, guarded=True)
 def start_deal(body: Body, table_id: UUID) -> Outcome:
     """Start a deal: the first card goes to each player and the banker (R3.4)."""
     require("operator")
     return ledger().start_deal(str(table_id), cards=body.get("cards"), **command_options())
 
 
-@blp.read("/<uuid:table_id>/kitty-history", KittyHistorySchema, query=CursorQuerySchema)
-def kitty_history(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
+@blp.read("", TablesSchema, query=TablesQuerySchema)
+def list_tables(query: dict[str, Any]) -> dict[str, Any]:
+    """Tables, the last opened first, or those whose name starts with `name`."""
+    principal()
+    rows = table_page(read_store(query.get("min_position")), name=query.get("name"),
+                      after=None if query.get("after") is None else str(query["after"]),
+                      limit=query["limit"])
+    return page(rows, query["limit"], key="table_id")
+
+
+@blp.read("/<uuid:table_id>/deals", DealsSchema, query=TableDealsQuerySchema)
+def list_deals(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
+    """Every deal of the table by number, those started in a period, in either order."""
+    principal()
+    ledger().table(str(table_id))
+    rows = deal_page(read_store(query.get("min_position")), str(table_id),
+                     start=query.get("start"), end=query.get("end"),
+                     descending=query["order"] == "desc", after=query.get("after"),
+                     limit=query["limit"])
+    return page([listed_deal(row) for row in rows], query["limit"], key="number")
+
+
+@blp.read("/<uuid:table_id>/kitty-history", KittyHistorySchema, query=HistoryQuerySchema,
+          csv=True)
+def kitty_history(query: dict[str, Any], table_id: UUID) -> Any:
     """Every change of the table's kitty with its reason, rule and the kitty after it."""
     principal()
     ledger().table(str(table_id))
-    rows = statement(read_store(query.get("min_position")), f"kitty:{table_id}",
-                     after=query["after"], limit=query["limit"])
-    return page(rows, query["limit"])
+    return history(query, f"kitty:{table_id}", filename=f"kitty-{table_id}.csv")
+
+
+@blp.read("/<uuid:table_id>/kitty-history/by-deal", DealNetsSchema, query=HistoryQuerySchema,
+          csv=True)
+def kitty_by_deal(query: dict[str, Any], table_id: UUID) -> Any:
+    """The kitty's net change per deal (put-ups and corrections on rows of their own)."""
+    principal()
+    ledger().table(str(table_id))
+    return history(query, f"kitty:{table_id}", by_deal=True,
+                   filename=f"kitty-by-deal-{table_id}.csv")

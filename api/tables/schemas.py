@@ -1,6 +1,17 @@
 from marshmallow import Schema, fields, validate
 
-from api.schemas import CommandAnswerSchema, PageSchema, card_codes, chips, name_text
+from api.schemas import (
+    CommandAnswerSchema,
+    KeyedPageSchema,
+    PageSchema,
+    PeriodQuerySchema,
+    card_codes,
+    chips,
+    list_limit,
+    log_position,
+    name_text,
+    time_text,
+)
 from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
 
 
@@ -103,14 +114,70 @@ class DealCreateSchema(Schema):
 class KittyChangeSchema(Schema):
     """Dumped from a row of the kitty's statement (the statements read model)."""
 
-    at = fields.String(required=True)
+    at = time_text(required=True)
     position = fields.Integer(required=True)
     deal_id = fields.String(allow_none=True)
     change = fields.Integer(required=True)
     kitty_after = fields.Integer(required=True, attribute="balance_after")
     reason = fields.String(required=True)
     rule = fields.String(required=True)
+    player_id = fields.String(allow_none=True, metadata={
+        "description": "the player whose bet, put-up or win this is, when there is one"})
 
 
 class KittyHistorySchema(PageSchema):
     items = fields.List(fields.Nested(KittyChangeSchema), required=True)
+
+
+class TablesQuerySchema(Schema):
+    name = name_text(metadata={
+        "description": "tables whose name starts with this, in any case"})
+    after = fields.UUID(metadata={"description": "the `next` of the previous page"})
+    limit = list_limit()
+    min_position = log_position()
+
+
+class TableListedSchema(Schema):
+    """Dumped from a row of the tables read model."""
+
+    id = fields.String(required=True, attribute="table_id")
+    name = fields.String(required=True)
+    shoot = fields.Boolean(required=True)
+    banker = fields.String(required=True)
+    kitty = fields.Integer(required=True)
+    deals_played = fields.Integer(required=True)
+    opened_at = time_text(required=True)
+
+
+class TablesSchema(KeyedPageSchema):
+    items = fields.List(fields.Nested(TableListedSchema), required=True)
+
+
+class TableDealsQuerySchema(PeriodQuerySchema):
+    """`from` and `to` compare with the time each deal started."""
+
+    after = fields.Integer(validate=validate.Range(min=0, max=2**31), metadata={
+        "description": "the `next` of the previous page (a deal number)"})
+    limit = list_limit()
+    order = fields.String(load_default="asc", validate=validate.OneOf(["asc", "desc"]))
+    min_position = log_position()
+
+
+class DealListedSchema(Schema):
+    """Dumped from a row of the deals read model."""
+
+    id = fields.String(required=True, attribute="deal_id")
+    table_id = fields.String(required=True)
+    number = fields.Integer(required=True)
+    phase = fields.String(required=True, metadata={
+        "description": "as in the deal view: staking, doubling, shooting, playing, banker, "
+                       "settled or void"})
+    banker = fields.String(required=True)
+    players = fields.List(fields.String(), required=True)
+    started_at = time_text(required=True)
+    ended_at = time_text(allow_none=True)
+    position = fields.Integer(required=True, attribute="started_position")
+
+
+class DealsSchema(PageSchema):
+    items = fields.List(fields.Nested(DealListedSchema), required=True)

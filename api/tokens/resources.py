@@ -34,8 +34,7 @@ def list_tokens(query: dict[str, Any]) -> dict[str, Any]:
     return page(items, query["limit"])
 
 
-@blp.route("/<uuid:token_id>", methods=["DELETE"])
-@blp.response(204)
+@blp.removal("/<uuid:token_id>")
 def revoke_token(token_id: UUID) -> None:
     """The treasurer revokes a token: every worker refuses it from the next request on."""
     who = require("treasurer")

@@ -1,6 +1,6 @@
 from marshmallow import Schema, fields, validate
 
-from api.schemas import CommandAnswerSchema, CursorQuerySchema, PageSchema
+from api.schemas import CommandAnswerSchema, CursorQuerySchema, PageSchema, name_text
 
 LABEL = {"description": "what the token is for, to tell tokens apart in the list"}
 EXPIRES = {"description": "RFC 3339 time with a zone; refused from then on (never if absent)"}
@@ -8,7 +8,7 @@ EXPIRES = {"description": "RFC 3339 time with a zone; refused from then on (neve
 
 class TokenCreateSchema(Schema):
     role = fields.String(required=True, validate=validate.OneOf(["operator", "treasurer"]))
-    label = fields.String(validate=validate.Length(min=1, max=100), metadata=LABEL)
+    label = name_text(metadata=LABEL)
     expires_at = fields.AwareDateTime(metadata=EXPIRES)
 
 

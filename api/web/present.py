@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -172,3 +173,15 @@ def describe(event: str, fact: dict[str, Any], names: dict[str, str]) -> str:
         return event
     told = Told(fact, names)
     return words.format_map(told) if isinstance(words, str) else words(told)
+
+
+_HAND = re.compile(r"\bhand (\d+)\b")
+
+
+def in_words(reason: str, who: str | None = None) -> str:
+    """A recorded reason as people count: hands from 1 (the rules engine counts from 0),
+    and the player named when the posting itself names none (a kitty's entries)."""
+    text = _HAND.sub(lambda m: f"hand {int(m.group(1)) + 1}", reason)
+    if not who:
+        return text
+    return f"{who}'s {text}" if text.startswith("hand ") else f"{who}: {text}"

@@ -79,8 +79,19 @@ class Session:
                 return Bot(answer["id"], name, answer["token"])
         raise click.ClickException(f"the service gave {name} no player token")
 
+    def _free_name(self, name: str) -> str:
+        """`name`, or `name 2`, `name 3`...: a store that already holds bots (an earlier
+        simulation) gets new players it can tell apart from the old ones."""
+        taken = {row["name"].casefold() for row in self.api.get(
+            "/v1/players", self.treasurer, name=name, limit=500)["items"]}
+        number = 1
+        while (candidate := name if number == 1 else f"{name} {number}").casefold() in taken:
+            number += 1
+        return candidate
+
     def _open_table(self) -> None:
-        names = [NAMES[i] if i < len(NAMES) else f"Bot {i + 1}" for i in range(self.players)]
+        names = [self._free_name(NAMES[i] if i < len(NAMES) else f"Bot {i + 1}")
+                 for i in range(self.players)]
         for name in names:
             bot = self._register(name)
             self.bots[bot.player_id] = bot

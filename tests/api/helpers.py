@@ -8,6 +8,7 @@ ask for them: `top` lists them in that order and `stacked_pack` completes the pa
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -305,3 +306,18 @@ def kitty_emptied_game(club: Club) -> Game:
     assert played.deal["phase"] == "settled", played.deal
     assert played.deal["kitty"] == 0, played.deal
     return played
+
+
+# --- the pages ---------------------------------------------------------------------------
+
+def send_sign_in(browser: FlaskClient, token: str, target: str = "/web/") -> Any:
+    """The sign-in form as a browser sends it: read first, then posted with its token."""
+    form = browser.get("/web/sign-in").get_data(as_text=True)
+    return browser.post("/web/sign-in", data={"token": token, "next": target,
+                                              "csrf": sign_in_csrf(form)})
+
+
+def sign_in_csrf(html: str) -> str:
+    found = re.search(r'name="csrf" value="([A-Za-z0-9_-]{43})"', html)
+    assert found, "no form token on the sign-in form"
+    return found.group(1)

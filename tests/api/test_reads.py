@@ -32,6 +32,7 @@ TREASURER = {"Authorization": f"Bearer {TREASURER_TOKEN}"}
 NOBODY: dict[str, str] = {}
 FAR_AHEAD = 2**40
 RULE_ID = r"^R\d+(\.\d+)*$"
+EVERY_ACCOUNT: dict[str, Any] = {"kind": "player,kitty,treasury,escrow", "limit": 500}
 
 # Bea banks; the first round goes Pat, Quinn, Bea, the second the same (R3.4, R3.7).
 # Pat 10-9 (19) and Quinn 10-7 (17) stick, Bea stays on 10-8 (18): Pat wins, Quinn loses.
@@ -173,7 +174,7 @@ class Api:
         return page
 
     def balances(self) -> dict[str, int]:
-        found = self.get("/v1/balances")
+        found = self.get("/v1/balances", **EVERY_ACCOUNT)
         return {row["account"]: row["balance"] for row in found["accounts"]}
 
 
@@ -377,7 +378,7 @@ def test_balances_show_every_account_and_sum_to_zero(api: Api) -> None:
     game.act(game.quinn, "stake", amount=4)
     escrow, kitty = f"escrow:{game.deal_id}", f"kitty:{game.table_id}"
 
-    found = api.get("/v1/balances")
+    found = api.get("/v1/balances", **EVERY_ACCOUNT)
     names = [row["account"] for row in found["accounts"]]
     assert len(names) == len(set(names)), "each account once"
     held = {row["account"]: row["balance"] for row in found["accounts"]}

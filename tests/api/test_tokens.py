@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 
 from api import create_app
 from domain.aggregates import Token
-from tests.api.helpers import UNKNOWN, Club, app, bearer, ok, problem
+from tests.api.helpers import UNKNOWN, Club, app, bearer, ok, problem, send_sign_in
 from tests.conftest import TREASURER_TOKEN
 
 __all__ = ["app"]
@@ -164,7 +164,7 @@ def test_the_balances_page_shows_the_latest_checkpoint(club: Club, app: Any) -> 
     outside the database."""
     club.player("Pat", chips=10)
     browser = app.test_client()
-    browser.post("/web/sign-in", data={"token": TREASURER_TOKEN})
+    send_sign_in(browser, TREASURER_TOKEN)
 
     html = browser.get("/web/balances").get_data(as_text=True)
 

@@ -19,6 +19,7 @@ from uuid import uuid4
 import pytest
 from flask.testing import FlaskClient
 
+from tests.api.helpers import send_sign_in, sign_in_csrf
 from tests.conftest import TREASURER_TOKEN, postgres_url
 from tests.unit.conftest import stacked_pack
 
@@ -182,7 +183,7 @@ def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 def sign_in(site: Site, token: str = TREASURER_TOKEN) -> FlaskClient:
     browser = site.browser()
-    response = browser.post("/web/sign-in", data={"token": token, "next": "/web/"})
+    response = send_sign_in(browser, token, "/web/")
     assert response.status_code == 303, response.get_data(as_text=True)
     return browser
 
@@ -256,15 +257,15 @@ def test_pages_send_a_signed_out_visitor_to_sign_in(site: Site) -> None:
 def test_the_treasurer_signs_in_with_a_strict_http_only_cookie_and_signs_out(
         site: Site) -> None:
     browser = site.browser()
-    response = browser.post("/web/sign-in",
-                            data={"token": TREASURER_TOKEN, "next": "/web/balances"})
+    response = send_sign_in(browser, TREASURER_TOKEN, "/web/balances")
     assert response.status_code == 303 and response.headers["Location"] == "/web/balances"
     cookie = response.headers["Set-Cookie"]
     assert cookie.startswith("pontoon_web_token=")
     for flag in ("HttpOnly", "SameSite=Strict", "Path=/web"):
         assert flag in cookie, cookie
-    assert "Balances" in page(browser, "/web/balances")
-    response = browser.post("/web/sign-out")
+    html = page(browser, "/web/balances")
+    assert "Balances" in html
+    response = browser.post("/web/sign-out", data={"csrf": csrf(html)})
     assert response.status_code == 303
     assert "pontoon_web_token=;" in response.headers["Set-Cookie"]
     assert browser.get("/web/balances").status_code == 302
@@ -274,32 +275,90 @@ def test_the_treasurer_signs_in_with_a_strict_http_only_cookie_and_signs_out(
 def test_a_next_page_elsewhere_is_never_followed(site: Site) -> None:
     browser = site.browser()
     for target in ("https://elsewhere.example/", "//elsewhere.example/web/", "/v1/balances"):
-        response = browser.post("/web/sign-in", data={"token": TREASURER_TOKEN,
-                                                      "next": target})
+        response = send_sign_in(browser, TREASURER_TOKEN, target)
         assert response.headers["Location"] == "/web/", target
 
 
 def test_an_unknown_token_is_refused_on_the_form(site: Site) -> None:
     browser = site.browser()
-    response = browser.post("/web/sign-in", data={"token": "pt_never_issued"})
+    response = send_sign_in(browser, "pt_never_issued")
     assert response.status_code == 401 and response.mimetype == "text/html"
     assert "not known to the ledger" in response.get_data(as_text=True)
     assert "Set-Cookie" not in response.headers
 
 
-def test_a_player_token_gets_a_clear_403_page(site: Site) -> None:
+def test_a_sign_in_posted_from_another_site_is_refused(site: Site) -> None:
+    """Login CSRF: a form elsewhere cannot sign a visitor in with a token of its choosing;
+    it can neither read the sign-in form's token nor set its cookie (SameSite=Strict)."""
     browser = site.browser()
-    response = browser.post("/web/sign-in", data={"token": site.club.tokens["Pat"]})
-    text = response.get_data(as_text=True)
-    assert response.status_code == 403 and response.mimetype == "text/html"
-    assert "Player tokens cannot sign in here" in text
-    assert "Set-Cookie" not in response.headers
-    # A player token put in the cookie by hand is refused by every page, too.
-    browser.set_cookie("pontoon_web_token", site.club.tokens["Pat"], path="/web")
-    for path in ("/web/", "/web/tables", "/web/balances"):
-        html = page(browser, path, 403)
-        assert "You are signed in with a player token" in html
-        assert 'href="/web/tables"' not in html  # no navigation for a player
+    without = browser.post("/web/sign-in", data={"token": TREASURER_TOKEN})
+    form = page(site.browser(), "/web/sign-in")  # another visitor's form token
+    forged = browser.post("/web/sign-in", data={"token": TREASURER_TOKEN,
+                                                "csrf": sign_in_csrf(form)})
+
+    for response in (without, forged):
+        assert response.status_code == 400 and "Reload the page" in response.get_data(
+            as_text=True)
+        assert "pontoon_web_token" not in response.headers.get("Set-Cookie", "")
+    cookie = browser.get("/web/sign-in").headers.get("Set-Cookie", "")
+    assert cookie == "" or all(flag in cookie for flag in ("HttpOnly", "SameSite=Strict"))
+
+
+def test_signing_out_is_a_post_with_the_form_token(site: Site) -> None:
+    browser = sign_in(site)
+
+    by_link = browser.get("/web/sign-out")
+    forged = browser.post("/web/sign-out", data={"csrf": "0" * 64})
+
+    assert by_link.status_code in (404, 405)
+    assert forged.status_code == 400
+    assert page(browser, "/web/balances")  # still signed in
+
+
+def test_a_player_signs_in_to_their_own_balance_statement_and_deals(site: Site) -> None:
+    club = site.club
+    browser = site.browser()
+    response = send_sign_in(browser, club.tokens["Pat"])
+    assert response.status_code == 303
+
+    home = page(browser, "/web/")
+    statement = page(browser, f"/web/players/{club.players['Pat']}")
+    audit = page(browser, f"/web/deals/{club.deals[0]}")
+
+    assert "Your balance" in home and f'href="/web/deals/{club.deals[0]}"' in home
+    assert "Pat's statement" in statement
+    assert "Verified" in audit and 'name="reason"' in audit
+    for path in (f"/web/players/{club.players['Quinn']}", "/web/balances", "/web/tables",
+                 "/web/disputes", "/web/players", "/web/reports/period"):
+        assert page(browser, path, 403)
+    assert 'href="/web/tables"' not in home  # no staff navigation for a player
+
+
+def test_a_player_raises_a_dispute_about_their_deal_on_its_page(site: Site) -> None:
+    club = site.club
+    browser = site.browser()
+    send_sign_in(browser, club.tokens["Quinn"])
+    html = page(browser, f"/web/deals/{club.deals[1]}")
+
+    response = browser.post(f"/web/deals/{club.deals[1]}/disputes",
+                            data={"reason": "Quinn: my shoot bet went astray",
+                                  "csrf": csrf(html)})
+
+    assert response.status_code == 303
+    assert "Dispute raised" in page(browser, response.headers["Location"])
+    raised = [d for d in site.call("GET", "/v1/disputes?status=open&limit=500")["items"]
+              if d["reason"] == "Quinn: my shoot bet went astray"]
+    assert raised and raised[0]["raised_by"] == f"player:{club.players['Quinn']}"
+
+
+def test_a_player_cannot_read_a_deal_they_did_not_play(site: Site) -> None:
+    created = site.call("POST", "/v1/players", {"name": "Outsider"})
+    browser = site.browser()
+    send_sign_in(browser, created["token"])
+
+    html = page(browser, f"/web/deals/{site.club.deals[0]}", 403)
+
+    assert "deals they played in" in html
 
 
 def test_an_operator_reads_tables_and_audits_but_not_money_pages(site: Site) -> None:
@@ -309,8 +368,10 @@ def test_an_operator_reads_tables_and_audits_but_not_money_pages(site: Site) -> 
     assert "/web/tables" in home and "/web/balances" not in home
     assert "Friday school" in page(browser, "/web/tables")
     assert "Verified" in page(browser, f"/web/deals/{site.club.deals[0]}")
-    for path in ("/web/balances", "/web/disputes", f"/web/players/{site.club.players['Pat']}"):
+    for path in ("/web/balances", "/web/disputes", "/web/players", "/web/reports/period"):
         assert "this page is for the treasurer only" in page(browser, path, 403)
+    assert "for the treasurer and for the player it belongs to" in page(
+        browser, f"/web/players/{site.club.players['Pat']}", 403)
     # An operator raises a dispute from the deal page, but resolving is the treasurer's.
     html = page(browser, f"/web/deals/{site.club.deals[3]}")
     response = browser.post(f"/web/deals/{site.club.deals[3]}/disputes",
@@ -413,9 +474,9 @@ def test_a_statement_shows_each_posting_with_its_running_balance(
 
 def test_the_tables_page_lists_every_table(site: Site) -> None:
     html = page(sign_in(site), "/web/tables")
-    rows = rows_of(html, "Every table")
-    assert [r[:5] for r in rows] == [["Friday school", "Shoot Pontoon", "Bea", "40", "4"],
-                                     ["Side table", "Pontoon", "Bea", "no kitty", "0"]]
+    rows = rows_of(html, "Every table, the last opened first")
+    assert [r[:5] for r in rows] == [["Side table", "Pontoon", "Bea", "no kitty", "0"],
+                                     ["Friday school", "Shoot Pontoon", "Bea", "40", "4"]]
     assert f'href="/web/tables/{site.club.table_id}"' in html
 
 
@@ -429,10 +490,10 @@ def test_a_table_page_shows_seats_banker_kitty_chart_history_and_deals(site: Sit
     assert items[0][0] and not items[1][0]
     assert "<dt>Kitty</dt><dd><span class=\"num\">40</span></dd>" in html
     history = site.call("GET", f"/v1/tables/{club.table_id}/kitty-history")["items"]
-    rows = rows_of(html, "Changes of the kitty")
-    assert [r[3] for r in rows] == [str(h["kitty_after"]) for h in history]
-    assert [r[4] for r in rows] == [h["rule"] for h in history]
-    assert rows[0][2] == "+30" and rows[5][2] == "+10" and rows[5][4] == "R9.9"
+    rows = list(reversed(rows_of(html, "Changes of the kitty, newest first")))
+    assert [r[2] for r in rows] == [str(h["kitty_after"]) for h in history]
+    assert [r[3] for r in rows] == [h["rule"] for h in history]
+    assert rows[0][1] == "+30" and rows[5][1] == "+10" and rows[5][3] == "R9.9"
     # The chart: an accessible SVG with one point per change, axes and labels.
     svg = re.search(r"<svg\b.*?</svg>", html, flags=re.S)
     assert svg is not None
@@ -443,8 +504,8 @@ def test_a_table_page_shows_seats_banker_kitty_chart_history_and_deals(site: Sit
     assert chart.count('<circle class="point"') == len(history)
     assert "Chips in the kitty" in chart and "Change number" in chart
     assert 'class="series"' in chart
-    # Recent deals link to their audits, newest first.
-    deals = rows_of(html, "newest first")
+    # Every deal links to its audit, newest first.
+    deals = rows_of(html, "Deals 4 to 1, newest first")
     assert [r[0] for r in deals] == ["4", "3", "2", "1"]
     for deal_id in club.deals:
         assert f'href="/web/deals/{deal_id}"' in html

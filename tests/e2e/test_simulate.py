@@ -65,7 +65,8 @@ def test_simulate_plays_shoot_pontoon_deals_through_the_api(server: Server,
     assert table["rules"]["shoot"] is True and len(table["seats"]) == 4
 
     head = server.expect(200, "GET", "/v1/health")["position"]
-    balances = server.expect(200, "GET", f"/v1/balances?min_position={head}")
+    balances = server.expect(200, "GET", f"/v1/balances?min_position={head}"
+                               "&kind=player,kitty,treasury,escrow&limit=500")
     assert balances["total"] == 0
     assert sum(a["balance"] for a in balances["accounts"]) == 0
     # Stakes sit in a deal's escrow only while it is open: every deal is over.
@@ -88,3 +89,23 @@ def test_simulate_plays_shoot_pontoon_deals_through_the_api(server: Server,
         audit = server.expect(200, "GET", f"/v1/deals/{deal_id}/audit?min_position={head}")
         assert audit["verification"]["replayed"] is True, audit["verification"]
         assert audit["verification"]["chips_conserved"] is True, audit["verification"]
+
+
+@pytest.mark.slow
+def test_a_second_simulation_in_the_same_store_names_its_players_apart(
+        server: Server, tmp_path: Path) -> None:
+    """Issue 13: running simulate again must not make a second Alice and Bob."""
+    _wait_until_healthy(server)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PONTOON_")}
+    env["PONTOON_TREASURER_TOKEN"] = TOKEN
+    for _ in range(2):
+        run = subprocess.run([str(PONTOON), "simulate", "--players", "2", "--deals", "1",
+                              "--url", server.base, "--seed", "twice"], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=SIMULATE_TIMEOUT,
+                             check=False)
+        assert run.returncode == 0, run.stdout + run.stderr
+
+    head = server.expect(200, "GET", "/v1/health")["position"]
+    players = server.expect(200, "GET", f"/v1/players?limit=500&min_position={head}")
+
+    assert sorted(p["name"] for p in players["items"]) == ["Alice", "Alice 2", "Bob", "Bob 2"]

@@ -9,7 +9,16 @@ reads and names the pages share; each other module holds the pages about one thi
 """
 
 # Importing a module of pages is what adds its views to the blueprint.
-from api.web.pages import balances, deals, disputes, home, sign_in, tables  # noqa: F401
+from api.web.pages import (  # noqa: F401
+    balances,
+    deals,
+    disputes,
+    home,
+    players,
+    reports,
+    sign_in,
+    tables,
+)
 from api.web.pages.site import bp
 
 __all__ = ["bp"]

@@ -13,7 +13,7 @@ from werkzeug import Response
 from api.inputs import text_problem
 from api.services import ProjectionsBehind
 from api.web.pages.lookups import ledger, player_names, read, table_names
-from api.web.pages.session import staff_page
+from api.web.pages.session import EVERYONE, not_for_this_token, staff_page
 from api.web.pages.site import TEXT_MAX, arg_int, bp, render
 from api.web.present import Accounts, card, describe, principal_words
 from domain.errors import NotFound, PontoonError
@@ -21,15 +21,19 @@ from projections.audit import audit, deal_history, deal_row
 
 
 @bp.get("/deals/<uuid:deal_id>")
-@staff_page()
+@staff_page(*EVERYONE)
 def deal(deal_id: UUID) -> Response:
+    if refused := _not_their_deal(str(deal_id)):
+        return refused
     return _deal_page(str(deal_id), min_position=arg_int("min_position"),
                       raised=request.args.get("raised"))
 
 
 @bp.post("/deals/<uuid:deal_id>/disputes")
-@staff_page()
+@staff_page(*EVERYONE)
 def raise_dispute(deal_id: UUID) -> Response:
+    if refused := _not_their_deal(str(deal_id)):
+        return refused
     reason = request.form.get("reason", "").strip()
     if not 1 <= len(reason) <= TEXT_MAX:
         return _deal_page(str(deal_id), 400, reason=reason,
@@ -50,6 +54,17 @@ def raise_dispute(deal_id: UUID) -> Response:
                                 min_position=outcome.position), 303)
     return redirect(url_for(".deal", deal_id=deal_id, raised=dispute_id,
                             min_position=outcome.position), 303)
+
+
+def _not_their_deal(deal_id: str) -> Response | None:
+    """Staff read every audit; a player the audits of the deals they sat in (API.md)."""
+    who = g.web_who
+    if who.role != "player":
+        return None
+    engine = ledger().deal(deal_id).engine  # 404 for an unknown deal
+    if who.player_id in (engine.banker, *engine.dealt_in):
+        return None
+    return not_for_this_token("A player reads the audits of the deals they played in.")
 
 
 def _deal_page(deal_id: str, status: int = 200, **extra: Any) -> Response:

@@ -16,11 +16,12 @@ from api.web.pages.site import TEXT_MAX, FormError, arg_int, bp, render
 from api.web.present import principal_words
 from domain.errors import NotFound, PontoonError
 from projections.audit import deal_row
-from projections.balances import balances
-from projections.disputes import disputes
+from projections.balances import balance_page
+from projections.disputes import dispute_page
 
 CORRECTION_ROWS = 3
-RESOLVED_SHOWN = 20
+RESOLVED_SHOWN = 20  # resolved disputes a page, newest first
+OPEN_SHOWN = 500
 
 
 @bp.get("/disputes")
@@ -56,7 +57,8 @@ def _disputes_page(status: int = 200, *, min_position: int | None = None, **extr
     words = accounts_in_words(store)
     names = words.players
     choices = [(row["account"], words.name(row["account"]))
-               for row in balances(store) if row["kind"] in ("player", "kitty", "treasury")]
+               for row in balance_page(store, ("player", "kitty", "treasury"),
+                                       limit=10_000)]
     choices.sort(key=lambda c: ({"player": 0, "kitty": 1}.get(c[0].partition(":")[0], 2),
                                 c[1].lower()))
 
@@ -76,13 +78,21 @@ def _disputes_page(status: int = 200, *, min_position: int | None = None, **extr
                                       links=[words.link(c["from_account"]),
                                              words.link(c["to_account"])])
                                  for c in row["corrections"]])
-    open_ = [shown(row) for row in disputes(store, "open")]
-    resolved = [shown(row) for row in reversed(disputes(store, "resolved"))]
+    open_ = [shown(row) for row in dispute_page(store, status="open", limit=OPEN_SHOWN)]
+    resolved_after = arg_int("resolved_after")
+    resolved = [shown(row) for row in dispute_page(store, status="resolved",
+                                                   after=resolved_after,
+                                                   limit=RESOLVED_SHOWN, descending=True)]
     extra.setdefault("form", {})
     extra.setdefault("failed", None)
     just = request.args.get("resolved")
-    done = next((row for row in resolved if row["dispute_id"] == just), None)
-    return render("disputes.html", status, open=open_, resolved=resolved[:RESOLVED_SHOWN],
+    done = next((shown(row) for row in dispute_page(store, status="resolved", limit=1_000,
+                                                    descending=True)
+                 if row["dispute_id"] == just), None) if just else None
+    return render("disputes.html", status, open=open_, resolved=resolved,
+                  resolved_after=resolved_after,
+                  resolved_next=resolved[-1]["raised_position"]
+                  if len(resolved) == RESOLVED_SHOWN else None,
                   choices=choices, rows=CORRECTION_ROWS, done=done, just=just,
                   min_position=min_position, raised=request.args.get("raised"), **extra)
 

@@ -6,15 +6,18 @@ from flask import g
 from werkzeug import Response
 
 from api.web.pages.lookups import player_names, read
-from api.web.pages.session import staff_page
+from api.web.pages.players import player_home
+from api.web.pages.session import EVERYONE, staff_page
 from api.web.pages.site import bp, render
 from projections.disputes import disputes
 from projections.tables import tables
 
 
 @bp.get("/")
-@staff_page()
+@staff_page(*EVERYONE)
 def home() -> Response:
+    if g.web_who.role == "player":
+        return player_home(g.web_who.player_id)
     store = read()
     open_disputes = len(disputes(store, "open")) if g.web_who.role == "treasurer" else None
     players = len(player_names(store))
@@ -23,7 +26,7 @@ def home() -> Response:
 
 
 @bp.route("/<path:unknown>")
-@staff_page()
+@staff_page(*EVERYONE)
 def not_found(unknown: str) -> Response:
     return render("error.html", 404, title="Not found",
                   message="There is no page at this address.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import current_app
 
-from api.reads import names, read_store
+from api.reads import names, read_store, told_apart
 from api.services import Services
 from api.web.present import Accounts
 from application import Ledger
@@ -27,7 +27,8 @@ def read(min_position: int | None = None) -> ReadStore:
 
 
 def player_names(store: ReadStore) -> dict[str, str]:
-    return names(store)
+    """Players' names, with the start of the id beside those two players share."""
+    return told_apart(names(store))
 
 
 def table_names(store: ReadStore) -> dict[str, str]:

@@ -49,6 +49,36 @@ def arg_int(name: str, default: int | None = None) -> int | None:
     return int(value)
 
 
+def arg_moment(name: str, *, end: bool = False, default: str = "") -> str | None:
+    """A period's bound from a date or time field (`from`, `to`), as the API reads it."""
+    from api.schemas import moment
+
+    value = request.args.get(name, "").strip() or default
+    if not value:
+        return None
+    for written in (value, value + "+00:00"):  # a time without its offset is UTC
+        try:
+            return moment(written, end=end) if len(written) <= 40 else None
+        except (ValueError, OverflowError):
+            continue
+    raise FormError(f"`{name}` must be a date (2026-12-05) or a time (2026-12-05T20:00).")
+
+
+def arg_choice(name: str, choices: tuple[str, ...]) -> str:
+    """One of `choices`, the first when the field is absent."""
+    value = request.args.get(name) or choices[0]
+    if value not in choices:
+        raise FormError(f"`{name}` is one of {', '.join(choices)}.")
+    return value
+
+
+def arg_text(name: str, longest: int = 100) -> str | None:
+    value = request.args.get(name, "").strip()
+    if len(value) > longest:
+        raise FormError(f"`{name}` is at most {longest} characters.")
+    return value or None
+
+
 @bp.context_processor
 def words() -> dict[str, Any]:
     return {"card": card, "when": when, "clock": clock, "signed": signed}
