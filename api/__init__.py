@@ -8,7 +8,7 @@ import swagger_ui_bundle
 from flask import Flask, send_from_directory
 from werkzeug import Response
 
-from api import errors
+from api import errors, observability
 from api.openapi import PontoonApi, ProblemResponses
 from api.services import Services
 from application import Ledger
@@ -26,6 +26,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     from api.tables.resources import blp as tables
     from api.tokens.resources import blp as tokens
     from api.web import bp as web
+    from api.webhooks.resources import blp as webhooks
 
     settings = settings or Settings.from_env()
     app = Flask("pontoon")
@@ -42,9 +43,11 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     )
     app.extensions["pontoon"] = Services(settings, ledger)
     api = PontoonApi(app, spec_kwargs={"extra_plugins": [ProblemResponses()]})
-    for blueprint in (players, tokens, tables, deals, disputes, balances, events, health):
+    for blueprint in (players, tokens, tables, deals, disputes, balances, events, health,
+                      webhooks):
         api.register_blueprint(blueprint)
     errors.register(app)
+    observability.install(app)  # request ids, JSON access log lines, /metrics
     # The treasurer's pages: a plain Flask blueprint (templates and static files of its
     # own, under /web), so they stay out of /openapi.json.
     app.register_blueprint(web)

@@ -17,6 +17,7 @@ from eventsourcing.persistence import IntegrityError
 
 from application.base import Decision, LedgerBase, Outcome, _hash, _postings_of
 from application.disputes import DisputeCommands
+from application.webhooks import WebhookCommands
 from domain.aggregates import (
     Account,
     DealAggregate,
@@ -33,7 +34,7 @@ from domain.errors import NotAllowed
 __all__ = ["Ledger", "Outcome"]
 
 
-class Ledger(DisputeCommands, LedgerBase):
+class Ledger(DisputeCommands, WebhookCommands, LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------

@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 
 TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables")
 
+
+class PageAlreadyApplied(IntegrityError):
+    """A read model moved on since its page was read: another runner applied it first.
+
+    Distinct from the IntegrityError of a row a model's SQL cannot write (a real failure)."""
+
 Statement = tuple[str, Sequence[Any]]
 _PLAIN_INSERT = re.compile(r"INSERT INTO (?P<table>\w+) \((?P<columns>[\w, ]+)\) VALUES "
                            r"\([%s, ]+\)$")
@@ -35,6 +41,8 @@ class ReadStore(Protocol):
                     ) -> None: ...
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+    def run(self, statements: Iterable[Statement]) -> None: ...
 
     def max_tracking_id(self, application_name: str) -> int | None: ...
 
@@ -84,8 +92,8 @@ class _Rows:
         row = cursor.fetchone()
         now = (row["notification_id"] if row else None) or 0
         if now != after:
-            raise IntegrityError(f"{name} is at {now}, not {after}: the page was applied by "
-                                 "another runner")
+            raise PageAlreadyApplied(f"{name} is at {now}, not {after}: the page was applied "
+                                     "by another runner")
 
     def _execute_runs(self, cursor: Any, statements: Iterable[Statement]) -> None:
         """Consecutive statements of the same SQL go together (executemany), in order."""
@@ -109,6 +117,13 @@ class _Rows:
             self._begin(cursor)
             cursor.execute(self._sql(sql), params)
             return [dict(row) for row in cursor.fetchall()]
+
+    def run(self, statements: Iterable[Statement]) -> None:
+        """Statements in one transaction, with no tracking position: the bookkeeping of the
+        runner and of webhook deliveries, which is not a projection of the log."""
+        with self.datastore.transaction(commit=True) as cursor:
+            self._begin(cursor)
+            self._execute_runs(cursor, statements)
 
     def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None:
         with self.datastore.transaction(commit=True) as cursor:
@@ -139,6 +154,7 @@ class PostgresReadStore(_Rows, PostgresTrackingRecorder):
                     copy.write_row(params)
             return
         super()._execute_run(cursor, sql, run)
+
     def _begin(self, cursor: Any) -> None:
         # The read models live in the store's schema (`?schema=`), like its events.
         cursor.execute(SQL("SET LOCAL search_path TO {}").format(

@@ -92,7 +92,8 @@ def _wait_until_healthy(server: Server) -> dict[str, Any]:
             pytest.fail(f"pontoon serve exited with {server.process.returncode} before it "
                         f"answered\n{server.log_tail()}")
         try:
-            with urllib.request.urlopen(server.base + "/v1/health", timeout=2) as response:
+            asked = urllib.request.Request(server.base + "/v1/health", headers=AUTH)
+            with urllib.request.urlopen(asked, timeout=2) as response:
                 if response.status == 200:
                     return json.loads(response.read())  # type: ignore[no-any-return]
         except (OSError, urllib.error.URLError) as error:
