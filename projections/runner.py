@@ -86,7 +86,7 @@ class Projections:
 
     def step(self, model: ReadModel | None = None) -> int:
         """Apply one page of the log to every model due (or one); returns how many events it
-        read.
+        read, or 0 if no model moved (a failing model tried again, in vain).
 
         The page is read and decoded once for all models; each model skips what it has
         already applied, and every model's rows and position are written in one transaction.
@@ -104,6 +104,7 @@ class Projections:
             return 0
         decoded: dict[int, Any] = {}
         pages: list[Page] = []
+        moved = False
         for each in models:
             done = positions[each.name]
             if done >= page[-1].id:
@@ -114,37 +115,43 @@ class Projections:
                 statements = each.compact([s for position, event in events
                                            for s in each.statements(event, position)])
             except Exception:  # the model's own code failed on an event: find which
-                self._isolate(each, done, events, page[-1].id)
+                moved = self._isolate(each, done, events, page[-1].id) or moved
                 continue
             pages.append(Page(each, done, events, statements, page[-1].id))
-        self._write(pages)
-        return len(page)
+        moved = self._write(pages) or moved
+        return len(page) if moved else 0
 
     def _decode(self, notification: Any, decoded: dict[int, Any]) -> Any:
         if notification.id not in decoded:
             decoded[notification.id] = self.ledger.mapper.to_domain_event(notification)
         return decoded[notification.id]
 
-    def _write(self, pages: list[Page]) -> None:
+    def _write(self, pages: list[Page]) -> bool:
+        """Whether any model moved."""
+        if not pages:
+            return False
         try:
             self.store.write_pages([(p.statements, Tracking(p.model.tracking_name, p.end),
                                      p.done) for p in pages])
         except PageAlreadyApplied:
             # Another runner applied part of this page first. Read the positions again.
             log.info("a page was applied by another runner; reading the positions again")
+            return True
         except Exception:
             # One model's rows failed: let the others go on; find the failing event.
-            for page in pages:
-                self._isolate(page.model, page.done, page.events, page.end)
-        else:
-            for page in pages:
-                self.failures.recovered(page.model.name)
-                page.model.applied()
+            moved = [self._isolate(p.model, p.done, p.events, p.end) for p in pages]
+            return any(moved)
+        for page in pages:
+            self.failures.recovered(page.model.name)
+            page.model.applied()
+        return True
 
     def _isolate(self, model: ReadModel, done: int, events: list[tuple[int, Any]],
-                 end: int) -> None:
+                 end: int) -> bool:
         """Apply a failed page one event at a time: the model moves up to the event it cannot
-        apply, which is recorded as its failure; if every event applies, it has recovered."""
+        apply, which is recorded as its failure; if every event applies, it has recovered.
+        Whether it moved."""
+        start = done
         for position, event in [*events, (end, None)]:
             if position <= done:
                 continue
@@ -152,13 +159,14 @@ class Projections:
                 statements = [] if event is None else list(model.statements(event, position))
                 self.store.write(statements, Tracking(model.tracking_name, position), done)
             except PageAlreadyApplied:
-                return
+                return True
             except Exception as error:
                 self.failures.failed(model.name, position, error)
-                return
+                return done > start
             done = position
         self.failures.recovered(model.name)
         model.applied()
+        return True
 
     def catch_up(self, progress: Progress | None = None) -> int:
         """Apply everything recorded so far to every model."""
