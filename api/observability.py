@@ -25,7 +25,7 @@ from flask import Flask, Response, current_app, g, request
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
 _REQUEST_ID_FORM = re.compile(r"[A-Za-z0-9._:@/+=-]{1,200}")  # else one is made up
 COMMAND_METHODS = ("POST", "PUT", "PATCH", "DELETE")
-LOG_FIELDS = "%(asctime)s %(levelname)s %(name)s %(message)s"
+LOG_FIELDS = "%(levelname)s %(name)s %(message)s"
 log = logging.getLogger("pontoon.access")
 
 
@@ -41,8 +41,8 @@ class RequestIdFilter(logging.Filter):
 def json_formatter() -> logging.Formatter:
     from pythonjsonlogger.json import JsonFormatter
 
-    return JsonFormatter(LOG_FIELDS, rename_fields={"asctime": "time", "levelname": "level",
-                                                    "name": "logger"})
+    return JsonFormatter(LOG_FIELDS, rename_fields={"levelname": "level", "name": "logger"},
+                         timestamp="time")  # RFC 3339, UTC
 
 
 def configure_logging(level: str) -> None:
