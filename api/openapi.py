@@ -49,8 +49,12 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
                          operations: dict[str, Any] | None = None, **_: Any) -> None:
         for method, operation in (operations or {}).items():
             responses = operation.setdefault("responses", {})
-            if path == "/v1/health":
+            if path in ("/v1/health", "/v1/health/ready"):
+                # No token needed; a token the ledger does not know is still refused.
                 operation["security"] = []
+                responses.setdefault(401 if path == "/v1/health" else 503,
+                                     "UNAUTHORIZED" if path == "/v1/health"
+                                     else "SERVICE_UNAVAILABLE")
                 continue
             codes = [400, 401, 403, 404] + ([409, 422] if method != "get" else [])
             if path and path.startswith("/v1/") and method == "get" and _PROJECTED(path):
@@ -62,4 +66,4 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
 def _PROJECTED(path: str) -> bool:  # noqa: N802
     """Reads that wait for a projection (min_position) may answer 503 if it lags."""
     return any(part in path for part in ("statement", "balance", "kitty-history", "audit",
-                                        "disputes", "events"))
+                                        "disputes", "events", "webhooks"))

@@ -33,6 +33,9 @@ class Server(BaseApplication):  # type: ignore[misc]
                         "logconfig_dict": gunicorn_logging(settings.log_level),
                         "preload_app": False, "timeout": 60,
                         "graceful_timeout": GRACEFUL_TIMEOUT,
+                        # One control socket per user and host: several services on one
+                        # host (hosts in the tests, blue/green) would take it from each other.
+                        "control_socket_disable": True,
                         "worker_exit": self._worker_exit, "child_exit": _child_exit}
         super().__init__()
 
