@@ -27,6 +27,7 @@ class Services:
         self.store = read_store(self.ledger, settings)
         self.projections = Projections(self.ledger, self.store) if self.store else None
         self._principals: dict[str, Principal] = {}
+        self.migrated = False  # set once readiness has seen every migration applied
         self._lock = threading.Lock()
         self._stop = threading.Event()
         if settings.treasurer_token:

@@ -6,9 +6,12 @@ so a repeat of the same request answers the subscription with `secret` null.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from application.base import Decision, LedgerBase, Outcome
 from domain.aggregates import Webhook
-from domain.errors import NotFound
+from domain.aggregates.webhook import URL_LENGTH_MAX
+from domain.errors import NotAllowed, NotFound
 
 
 class WebhookCommands(LedgerBase):
@@ -16,6 +19,7 @@ class WebhookCommands(LedgerBase):
                        key: str | None = None) -> Outcome:
         """Subscribe `url` to some event types; the answer carries the signing secret."""
         def decide() -> Decision:
+            _check_url(url)
             webhook = Webhook.subscribe(url=url, events=events, created_by=created_by)
             return [webhook], {"id": str(webhook.id), "url": webhook.url,
                                "events": list(webhook.events), "secret": webhook.secret}
@@ -36,3 +40,17 @@ class WebhookCommands(LedgerBase):
         if webhook.deleted:
             raise NotFound(f"there is no webhook {webhook_id}: it was deleted")
         return webhook
+
+
+def _check_url(url: str) -> None:
+    """http or https with a host; no credentials, which `GET /v1/webhooks` would show."""
+    refusal = NotAllowed("a webhook URL is an http:// or https:// address with a host and no "
+                         f"credentials, at most {URL_LENGTH_MAX} characters")
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # a malformed port raises ValueError
+    except ValueError:
+        raise refusal from None
+    if url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname \
+            or len(url) > URL_LENGTH_MAX or parts.username or parts.password:
+        raise refusal

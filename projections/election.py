@@ -78,6 +78,7 @@ class AdvisoryElection:
     def __init__(self, connect: Callable[[], Any], key: int, description: str) -> None:
         self._connect, self.key, self.description = connect, key, description
         self._connection: Any = None
+        self._unreachable = False  # said once per outage, not every second
 
     def acquire(self) -> bool:
         try:
@@ -85,12 +86,16 @@ class AdvisoryElection:
                 self._connection = self._connect()
             row = self._connection.execute("SELECT pg_try_advisory_lock(%s)",
                                            (self.key,)).fetchone()
-            return bool(row and row[0])
         except Exception as error:  # the store is unreachable: stand by, try again
-            log.warning("cannot stand in the election (%s: %s)", type(error).__name__,
-                        str(error).splitlines()[0] if str(error) else "")
+            if not self._unreachable:
+                log.warning("cannot stand in the election (%s: %s); trying every second",
+                            type(error).__name__,
+                            str(error).splitlines()[0] if str(error) else "")
+            self._unreachable = True
             self.release()
             return False
+        self._unreachable = False
+        return bool(row and row[0])
 
     def alive(self) -> bool:
         try:
@@ -101,8 +106,11 @@ class AdvisoryElection:
             return False
 
     def release(self) -> None:
-        """Closing the session releases the lock, whatever state the connection is in."""
+        """Unlock at once (a closed session's locks go a moment later, when the server has
+        noticed), then close the session, whatever state the connection is in."""
         if self._connection is not None:
+            with contextlib.suppress(Exception):
+                self._connection.execute("SELECT pg_advisory_unlock_all()")
             with contextlib.suppress(Exception):
                 self._connection.close()
             self._connection = None
@@ -145,23 +153,26 @@ def lead(election: Election, duties: Sequence[tuple[str, Duty]], stop: threading
     """Stand in the election until `stop`; while elected, run every duty in a thread of its
     own until `stop` is set or the lock is lost, then let each finish what it is doing."""
     told = False
-    while not stop.is_set():
-        if not election.acquire():
-            if not told:
-                log.info("another process runs the read models (%s); standing by",
-                         election.description)
-                if standing_by is not None:
-                    standing_by()
-                told = True
-            stop.wait(RETRY)
-            continue
-        told = False
-        log.info("elected to run the read models and webhook deliveries (%s)",
-                 election.description)
-        try:
-            _serve_term(election, duties, stop)
-        finally:
-            election.release()
+    try:
+        while not stop.is_set():
+            if not election.acquire():
+                if not told:
+                    log.info("another process runs the read models (%s); standing by",
+                             election.description)
+                    if standing_by is not None:
+                        standing_by()
+                    told = True
+                stop.wait(RETRY)
+                continue
+            told = False
+            log.info("elected to run the read models and webhook deliveries (%s)",
+                     election.description)
+            try:
+                _serve_term(election, duties, stop)
+            finally:
+                election.release()
+    finally:
+        election.release()  # a process standing by holds a session too
 
 
 def _serve_term(election: Election, duties: Sequence[tuple[str, Duty]],

@@ -29,9 +29,9 @@ def readiness(services: Any) -> dict[str, Any]:
         reasons["migrations"] = f"not applied: {', '.join(pending)}; run `pontoon migrate`"
     if services.projections is not None and "migrations" not in reasons:
         limit = services.settings.ready_max_lag
+        served = {m.name for m in services.projections.read_models}
         behind = {name: lag for name, lag in services.projections.lags().items()
-                  if name in {m.name for m in services.projections.read_models}
-                  and lag > limit}
+                  if name in served and lag > limit}
         if behind:
             reasons["projections"] = ", ".join(
                 f"{name} is {lag} events behind" for name, lag in behind.items()) \
@@ -43,7 +43,7 @@ def readiness(services: Any) -> dict[str, Any]:
 
 def _pending_migrations(services: Any) -> list[str]:
     """Once all are applied they stay applied, so a ready process stops asking."""
-    if services.store is None or getattr(services, "migrated", False):
+    if services.store is None or services.migrated:
         return []
     try:
         applied = {row["migration_id"] for row in services.store.rows(

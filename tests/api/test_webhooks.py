@@ -248,6 +248,7 @@ def test_a_deleted_subscription_is_gone_and_gets_nothing_more(club: Club,
 @pytest.mark.parametrize(("body", "status"), [
     ({"url": "ftp://example.test/x", "events": ["chips.issued"]}, 422),
     ({"url": "http://user:pw@example.test/x", "events": ["chips.issued"]}, 422),
+    ({"url": "http://example.test:port/x", "events": ["chips.issued"]}, 422),
     ({"url": "http://example.test/x", "events": ["chips.stolen"]}, 400),
     ({"url": "http://example.test/x", "events": []}, 400),
     ({"url": "http://example.test/x"}, 400),
