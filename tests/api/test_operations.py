@@ -14,6 +14,7 @@ import pytest
 from flask import Flask
 
 from tests.api.helpers import PROBLEM, TREASURER, Club, build_app, close_app, ok
+from tests.conftest import TREASURER_TOKEN
 from tests.integration.test_failing_read_model import POISON, cure, poison
 
 DEADLINE = 30.0  # seconds, generous: the runner is a thread of the app
@@ -90,7 +91,10 @@ def test_ready_answers_200_once_the_read_models_are_within_their_lag_limit(club:
 def test_ready_answers_503_naming_the_read_models_too_far_behind(store_settings: Any) -> None:
     """API.md Operations: 503 naming what is not ready (here nothing runs the read models,
     and the log is more events ahead than PONTOON_READY_MAX_LAG allows)."""
-    app = build_app(replace(store_settings, ready_max_lag=3, projections="off"))
+    from api import create_app
+
+    app = create_app(replace(store_settings, ready_max_lag=3, projections="off",
+                             treasurer_token=TREASURER_TOKEN))
     try:
         club = Club(app.test_client())
         for name in ("Pat", "Quinn", "Rex"):
