@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from eventsourcing.persistence import Tracking
+from eventsourcing.persistence import InterfaceError, OperationalError, Tracking
 
 from projections.audit import AuditModel
 from projections.balances import BalancesModel
@@ -31,6 +31,9 @@ from projections.webhooks.outbox import WebhookOutbox
 
 MODELS: tuple[type[ReadModel], ...] = (BalancesModel, StatementsModel, AuditModel,
                                        DisputesModel, TablesModel)
+# A busy or lost database (SQLite's "database is locked", a dropped connection, a deadlock
+# or a lock timeout): not a read model's failure; the page is tried again shortly.
+TRANSIENT = (OperationalError, InterfaceError)
 # Followed like a read model, but never rebuilt and never waited for by reads.
 OUTBOXES: tuple[type[ReadModel], ...] = (WebhookOutbox,)
 log = logging.getLogger("pontoon.projections")
@@ -137,6 +140,8 @@ class Projections:
             # Another runner applied part of this page first. Read the positions again.
             log.info("a page was applied by another runner; reading the positions again")
             return True
+        except TRANSIENT:
+            raise  # not the models' fault: the whole page is tried again shortly
         except Exception:
             # One model's rows failed: let the others go on; find the failing event.
             moved = [self._isolate(p.model, p.done, p.events, p.end) for p in pages]
@@ -160,6 +165,8 @@ class Projections:
                 self.store.write(statements, Tracking(model.tracking_name, position), done)
             except PageAlreadyApplied:
                 return True
+            except TRANSIENT:
+                raise
             except Exception as error:
                 self.failures.failed(model.name, position, error)
                 return done > start
@@ -207,10 +214,10 @@ class Projections:
             try:
                 read = self.step()
                 pause = idle
-            except Exception as error:  # the log or the store cannot be read: wait longer
-                pause = min(max(pause * 2, 1.0), 30.0)
-                log.error("the read models cannot read the event log (%s); trying again in "
-                          "%.0f s", describe(error), pause)
+            except Exception as error:  # the store is busy or gone: wait a little longer
+                pause = min(max(pause * 2, 0.2), 30.0)
+                log.warning("the read models cannot use the store (%s); trying again in "
+                            "%.1f s", describe(error), pause)
                 read = 0
             if not read:
                 stop.wait(pause)

@@ -19,4 +19,4 @@ def sender_for(projections: Projections, settings: Settings) -> Sender:
 
 
 def duties(projections: Projections, sender: Sender) -> list[tuple[str, Duty]]:
-    return [("projections", projections.follow), ("webhooks", sender.run)]
+    return [("read-models", projections.follow), ("webhook-sender", sender.run)]

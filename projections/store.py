@@ -67,6 +67,10 @@ class _Rows:
     def _begin(self, cursor: Any) -> None:
         """Before the first statement of a transaction (PostgreSQL sets its schema)."""
 
+    def _begin_write(self, cursor: Any) -> None:
+        """Before the first statement of a transaction that writes."""
+        self._begin(cursor)
+
     def write(self, statements: Iterable[Statement], tracking: Tracking,
               after: int | None = None) -> None:
         self.write_pages([(statements, tracking, after)])
@@ -79,7 +83,7 @@ class _Rows:
         nothing at all is written, so two runners never apply an overlapping page twice.
         """
         with self.datastore.transaction(commit=True) as cursor:
-            self._begin(cursor)
+            self._begin_write(cursor)
             for statements, tracking, after in pages:
                 if after is not None:
                     self._check_position(cursor, tracking.application_name, after)
@@ -122,12 +126,12 @@ class _Rows:
         """Statements in one transaction, with no tracking position: the bookkeeping of the
         runner and of webhook deliveries, which is not a projection of the log."""
         with self.datastore.transaction(commit=True) as cursor:
-            self._begin(cursor)
+            self._begin_write(cursor)
             self._execute_runs(cursor, statements)
 
     def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None:
         with self.datastore.transaction(commit=True) as cursor:
-            self._begin(cursor)
+            self._begin_write(cursor)
             for table in tables:
                 cursor.execute(f"DELETE FROM {table}")  # noqa: S608 (fixed names)
             for name in application_names:
@@ -137,6 +141,12 @@ class _Rows:
 
 class SQLiteReadStore(_Rows, SQLiteTrackingRecorder):
     placeholder = "?"
+
+    def _begin_write(self, cursor: Any) -> None:
+        """Take the write lock first, waiting for it (the busy timeout): a transaction that
+        read before writing would fail at once ("database is locked") if another writer
+        committed in between, since SQLite cannot wait for a newer snapshot."""
+        cursor.execute("UPDATE tracking SET notification_id = notification_id WHERE 0")
 
 
 class PostgresReadStore(_Rows, PostgresTrackingRecorder):
