@@ -135,8 +135,10 @@ def test_deliveries_are_signed_retried_with_backoff_and_arrive_once_in_log_order
     assert len(set(first_ids)) == 1 and [s for _, _, s in receiver.attempts[:4]] == \
         [500, 500, 500, 204]
     assert len({webhook_id for webhook_id, _ in receiver.accepted}) == 3
-    items = ok(club.client.get(f"/v1/webhooks/{made['id']}/deliveries",
-                               headers=TREASURER))["items"]
+    # The receiver has answered; the sender records the answer just after.
+    items = eventually(lambda: (found := ok(club.client.get(
+        f"/v1/webhooks/{made['id']}/deliveries", headers=TREASURER))["items"])
+        and all(i["delivered_at"] for i in found) and found, "the answers recorded")
     assert [(i["event_position"], i["type"], i["attempts"], i["last_status"]) for i in items] \
         == [(bodies[0]["position"], "chips.issued", 4, 204),
             (bodies[1]["position"], "chips.issued", 1, 204),
