@@ -8,7 +8,7 @@ import swagger_ui_bundle
 from flask import Flask, redirect, send_from_directory
 from werkzeug import Response
 
-from api import edge, errors
+from api import edge, errors, observability
 from api.limits import limit_failed_authentication
 from api.openapi import PontoonApi, ProblemResponses
 from api.services import Services
@@ -28,6 +28,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     from api.tables.resources import blp as tables
     from api.tokens.resources import blp as tokens
     from api.web import bp as web
+    from api.webhooks.resources import blp as webhooks
 
     settings = settings or Settings.from_env()
     app = Flask("pontoon")
@@ -46,9 +47,10 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     app.extensions["pontoon"] = Services(settings, ledger)
     api = PontoonApi(app, spec_kwargs={"extra_plugins": [ProblemResponses()]})
     for blueprint in (players, tokens, tables, deals, disputes, balances, reports, events,
-                      health):
+                      health, webhooks):
         api.register_blueprint(blueprint)
     errors.register(app)
+    observability.install(app)  # request ids, JSON access log lines, /metrics
     # The failed-authentication limit answers first; then the token, before any body is read.
     limit_failed_authentication(app, settings.auth_failure_limit)
     edge.guard(app)

@@ -75,6 +75,7 @@ def http_problem(error: HTTPException) -> Response:
 
 
 def register(app: Flask) -> None:
+    from api.health.readiness import NotReady
     from api.services import ProjectionsBehind
 
     @app.errorhandler(PontoonError)
@@ -96,6 +97,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(ProjectionsBehind)
     def behind(error: ProjectionsBehind) -> Response:
         return problem(503, str(error), headers={"Retry-After": "1"})
+
+    @app.errorhandler(NotReady)
+    def not_ready(error: NotReady) -> Response:
+        return problem(503, str(error), errors=error.reasons, headers={"Retry-After": "5"})
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:

@@ -42,10 +42,14 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
                          operations: dict[str, Any] | None = None, **_: Any) -> None:
         for method, operation in (operations or {}).items():
             responses = operation.setdefault("responses", {})
-            if path == "/v1/health":
+            if path in ("/v1/health", "/v1/health/ready"):
+                # No token needed; a token the ledger does not know is still refused.
                 operation["security"] = []
                 responses.setdefault(429, http.HTTPStatus(429).name)  # a wrong token sent
                 responses.setdefault(400, http.HTTPStatus(400).name)  # a query parameter
+                responses.setdefault(401 if path == "/v1/health" else 503,
+                                     "UNAUTHORIZED" if path == "/v1/health"
+                                     else "SERVICE_UNAVAILABLE")
                 continue
             codes = [400, 401, 403, 404, 429] + ([409, 413, 422] if method != "get" else [])
             if path and path.startswith("/v1/") and _PROJECTED(path) and (
@@ -59,5 +63,6 @@ def _PROJECTED(path: str) -> bool:  # noqa: N802
     """Reads that wait for a projection (min_position) may answer 503 if it lags: every
     list and history, and the audits."""
     return any(part in path for part in ("statement", "balance", "kitty-history", "audit",
-                                        "disputes", "events", "tokens", "reports", "/deals")) \
+                                        "disputes", "events", "tokens", "reports", "/deals",
+                                        "webhooks")) \
         or path in ("/v1/players", "/v1/tables")

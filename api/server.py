@@ -1,22 +1,42 @@
-"""`pontoon serve`: the API under gunicorn, one Ledger built in each worker after fork."""
+"""`pontoon serve`: the API under gunicorn, one Ledger built in each worker after fork.
+
+Every worker stands in the election for the read models (projections/election.py). On
+SIGTERM gunicorn stops accepting, lets each worker finish the requests it has, then the
+worker closes its services: the read models finish the page under way and the lock is
+released, so another process takes over at once.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
+from api.observability import gunicorn_logging
 from config import Settings
+
+GRACEFUL_TIMEOUT = 30  # seconds a worker has to finish its requests and its page
 
 
 class Server(BaseApplication):  # type: ignore[misc]
     def __init__(self, settings: Settings, *, workers: int, threads: int) -> None:
         self.settings = settings
+        self.app: Any = None
         self.options = {"bind": f"{settings.host}:{settings.port}", "workers": workers,
                         "threads": threads, "worker_class": "gthread" if threads > 1 else "sync",
-                        "accesslog": "-", "loglevel": settings.log_level.lower(),
-                        "preload_app": False, "timeout": 60, "graceful_timeout": 10}
+                        "accesslog": None, "loglevel": settings.log_level.lower(),
+                        "logconfig_dict": gunicorn_logging(settings.log_level),
+                        "preload_app": False, "timeout": 60,
+                        "graceful_timeout": GRACEFUL_TIMEOUT,
+                        # One control socket per user and host: several services on one
+                        # host (hosts in the tests, blue/green) would take it from each other.
+                        "control_socket_disable": True,
+                        "worker_exit": self._worker_exit, "child_exit": _child_exit}
         super().__init__()
 
     def load_config(self) -> None:
@@ -28,10 +48,40 @@ class Server(BaseApplication):  # type: ignore[misc]
         # connection pool across a fork.
         from api import create_app
 
-        return create_app(self.settings)
+        self.app = create_app(self.settings)
+        return self.app
+
+    def _worker_exit(self, server: Any, worker: Any) -> None:
+        """In the worker, once its requests are answered: stop the read models after the
+        page under way, release the election's lock, close the store."""
+        if self.app is not None:
+            self.app.extensions["pontoon"].close()
+
+
+def _child_exit(server: Any, worker: Any) -> None:
+    """In the master: a dead worker's gauges leave the metrics (multiprocess mode)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def metrics_folder(settings: Settings) -> Path:
+    """A clean folder for the workers' metrics files, named in PROMETHEUS_MULTIPROC_DIR
+    before prometheus_client is first imported (it chooses its mode then)."""
+    folder = Path(settings.metrics_dir or tempfile.mkdtemp(prefix="pontoon-metrics-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.db"):  # an earlier run's counters must not add to these
+        stale.unlink()
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+    return folder
 
 
 def serve(settings: Settings, *, host: str | None, port: int | None, workers: int,
           threads: int) -> None:
     settings = replace(settings, host=host or settings.host, port=port or settings.port)
-    Server(settings, workers=workers, threads=threads).run()
+    folder = metrics_folder(settings)
+    try:
+        Server(settings, workers=workers, threads=threads).run()
+    finally:
+        if settings.metrics_dir is None:
+            shutil.rmtree(folder, ignore_errors=True)

@@ -13,7 +13,9 @@ from application import Ledger
 from application.store import build_ledger
 from config import Settings
 from domain.errors import NotNow, PontoonError
-from projections.runner import Projections, start_in_process
+from projections import election
+from projections.runner import ModelFailing, Projections
+from projections.service import duties, sender_for
 from projections.store import read_store
 
 
@@ -28,19 +30,26 @@ class Services:
         self.store = read_store(self.ledger, settings)
         self.projections = Projections(self.ledger, self.store) if self.store else None
         self._principals: dict[str, _Cached] = {}
+        self.migrated = False  # set once readiness has seen every migration applied
         self._lock = threading.Lock()
         self._stop = threading.Event()
         if settings.treasurer_token:
             self.adopt_treasurer_token(settings.treasurer_token)
         self._runner = None
-        if self.projections is not None and settings.projections_in_process:
-            self._runner = start_in_process(self.projections, settings.lock_path, self._stop)
+        self.sender = sender_for(self.projections, settings) if self.projections else None
+        if self.projections is not None and self.sender is not None \
+                and settings.projections_in_process:
+            # Every process stands in the election; the one elected runs the read models
+            # and webhook deliveries (projections/election.py).
+            self._runner = election.start(election.election_for(settings),
+                                          duties(self.projections, self.sender), self._stop)
 
     def close(self) -> None:
-        """Stop following the log before the store's connections close under it."""
+        """Stop following the log (the page under way is finished, and attempts at webhook
+        deliveries) before the store's connections close under it."""
         self._stop.set()
         if self._runner is not None:
-            self._runner.join(timeout=10)
+            self._runner.join(timeout=40)
         self.ledger.close()
 
     def caught_up(self, min_position: int | None, timeout: float = 5.0) -> None:
@@ -55,6 +64,8 @@ class Services:
                          f"(position {head}): pass the position a command answered")
         try:
             self.projections.wait(min_position, timeout)
+        except ModelFailing as failing:
+            raise ProjectionsBehind(str(failing)) from None
         except TimeoutError:
             raise ProjectionsBehind(f"the read models have not reached position "
                                     f"{min_position} yet; try again shortly") from None

@@ -78,6 +78,9 @@ class LedgerBase(Application[UUID]):
         super().__init__(env)
         self.new_seed = new_seed or (lambda: secrets.token_hex(32))
         self.attempts = attempts
+        # Told the command's name each time a command lost a race and is decided again
+        # (the API counts them in its metrics).
+        self.race_lost: Callable[[str], None] = lambda name: None
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
@@ -119,6 +122,7 @@ class LedgerBase(Application[UUID]):
             except IntegrityError:
                 # Lost a race: wait a little, longer each time, and decide again from
                 # fresh state (jitter keeps racing threads from colliding in step).
+                self.race_lost(name)
                 time.sleep(random.uniform(0, 0.002 * 2 ** min(attempt, 6)))
                 continue
             position = max((r.notification.id for r in recordings), default=None)

@@ -17,6 +17,7 @@ from eventsourcing.persistence import IntegrityError
 from application.base import Decision, LedgerBase, Outcome, _expect, _hash, _postings_of
 from application.disputes import DisputeCommands
 from application.tokens import TokenCommands
+from application.webhooks import WebhookCommands
 from domain.aggregates import (
     Account,
     DealAggregate,
@@ -36,7 +37,7 @@ def chip_count(amount: int) -> str:
     return f"{amount} chip{'' if amount == 1 else 's'}"
 
 
-class Ledger(TokenCommands, DisputeCommands, LedgerBase):
+class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------

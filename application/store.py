@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
@@ -40,6 +42,41 @@ def apply_migrations(settings: Settings) -> list[str]:
         return [m.id for m in pending]
     finally:
         backend.connection.close()
+
+
+def backup(settings: Settings, target: Path) -> Path:
+    """A consistent copy of the SQLite store (events, read models, webhook deliveries) made
+    while it is served, with SQLite's online backup API: it copies one committed state of the
+    file, and writers go on meanwhile (WAL). Written beside `target`, then moved into place,
+    so a copy cut short never looks whole. PostgreSQL is backed up with pg_dump (README)."""
+    if settings.store != "sqlite":
+        raise ValueError("only the SQLite store is backed up by `pontoon backup`; back up "
+                         "PostgreSQL with pg_dump (README, Backups)")
+    if not settings.sqlite_path.exists():
+        raise FileNotFoundError(f"there is no store at {settings.sqlite_path}")
+    if target.exists():
+        raise FileExistsError(f"{target} exists already; name a new file")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    source = sqlite3.connect(settings.sqlite_path, timeout=30)
+    try:
+        copy = sqlite3.connect(partial)
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+    finally:
+        source.close()
+    partial.replace(target)
+    return target
+
+
+@functools.cache
+def migration_ids() -> tuple[str, ...]:
+    """Every migration this code knows (`migrations/`), applied or not: readiness compares
+    them with those the store has applied."""
+    return tuple(m.id for m in read_migrations(str(MIGRATIONS)))
 
 
 def _yoyo_url(settings: Settings) -> str:

@@ -21,19 +21,30 @@ def projections() -> None:
 
 @projections.command("run")
 def projections_run() -> None:
-    """Follow the event log and keep the read models current (until Ctrl-C)."""
+    """Run the read models and webhook deliveries in a process of their own (until Ctrl-C).
+
+    It stands in the same election as the service's processes: while another holds the
+    lock it says so and stands by, ready to take over."""
     import signal
     import threading
 
+    from api.observability import configure_logging
+    from projections.election import election_for, lead
+    from projections.service import duties, sender_for
+
     settings, ledger, runner = open_projections()
+    configure_logging(settings.log_level)
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    for stopping in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stopping, lambda *_: stop.set())
     console = Console()
-    console.print(f"projections: following the {settings.store} store; Ctrl-C stops")
+    chosen = election_for(settings)
+    console.print(f"projections: following the {settings.store} store when elected "
+                  f"({chosen.description}); Ctrl-C stops")
     try:
-        runner.follow(stop)
-    except KeyboardInterrupt:
-        pass
+        lead(chosen, duties(runner, sender_for(runner, settings)), stop,
+             standing_by=lambda: console.print(
+                 "projections: another runner holds the lock; standing by to take over"))
     finally:
         ledger.close()
 

@@ -32,7 +32,8 @@ def migrate() -> None:
 @click.option("--migrate/--no-migrate", "run_migrations", default=False,
               help="Create the store's tables first (the embedded SQLite default does).")
 @click.option("--projections/--no-projections", "in_process", default=None,
-              help="Run the read models in the service (default: with SQLite only).")
+              help="Stand in the election to run the read models and webhook deliveries "
+                   "(default: yes, unless PONTOON_PROJECTIONS=off).")
 @click.option("--print-treasurer-token", is_flag=True,
               help="Without PONTOON_TREASURER_TOKEN, use (or make) the local treasurer "
                    "token kept in --token-file, and print it.")

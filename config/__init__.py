@@ -24,11 +24,21 @@ class Settings:
     log_level: str = "INFO"
     pool_size: int = 5
     pool_overflow: int = 10
-    # auto: in the service process with SQLite, a process of their own with PostgreSQL
-    # (`pontoon projections run`); in-process; off.
+    # auto (or in-process): one process among all that serve the store runs the read models
+    # and webhook deliveries, elected by a lock; off: this process stays out of the election.
     projections: str = "auto"
     # Failed authentications a client address may make in a moving window (api/limits.py).
     auth_failure_limit: str = "20 per minute"
+    # Webhooks: the first retry's delay, how long a delivery is retried before its
+    # subscription is disabled, and how long one attempt may take (seconds).
+    webhook_retry_base: float = 5.0
+    webhook_retry_for: float = 86_400.0
+    webhook_timeout: float = 5.0
+    # GET /v1/health/ready: the most events a read model may lag and still be ready.
+    ready_max_lag: int = 1000
+    # Where gunicorn's workers keep their metrics (Prometheus multiprocess mode); a fresh
+    # temporary folder when unset.
+    metrics_dir: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -43,6 +53,11 @@ class Settings:
             pool_overflow=int(env.get("PONTOON_POOL_OVERFLOW", "10")),
             projections=env.get("PONTOON_PROJECTIONS", "auto"),
             auth_failure_limit=env.get("PONTOON_AUTH_FAILURE_LIMIT", "20 per minute"),
+            webhook_retry_base=float(env.get("PONTOON_WEBHOOK_RETRY_BASE", "5")),
+            webhook_retry_for=float(env.get("PONTOON_WEBHOOK_RETRY_FOR", "86400")),
+            webhook_timeout=float(env.get("PONTOON_WEBHOOK_TIMEOUT", "5")),
+            ready_max_lag=int(env.get("PONTOON_READY_MAX_LAG", "1000")),
+            metrics_dir=env.get("PONTOON_METRICS_DIR") or None,
         )
 
     @property
@@ -60,22 +75,20 @@ class Settings:
 
     @property
     def projections_in_process(self) -> bool:
+        """Whether this process stands in the election for running the read models (on
+        every store: a file lock with SQLite, an advisory lock with PostgreSQL)."""
         if self.projections not in ("auto", "in-process", "off"):
             raise ValueError("PONTOON_PROJECTIONS must be auto, in-process or off")
-        if self.projections == "auto":
-            return self.store == "sqlite"
-        return self.projections == "in-process"
+        return self.projections != "off"
 
     @property
     def lock_path(self) -> Path:
-        """One projection runner per host and store: the workers race for this lock."""
-        if self.store == "sqlite":
-            return self.sqlite_path.with_suffix(".projections.lock")
-        import hashlib
-        import tempfile
+        """SQLite: the processes of the one host that serves the file race for this lock."""
+        return self.sqlite_path.with_suffix(".projections.lock")
 
-        digest = hashlib.sha256(self.database_url.encode()).hexdigest()[:16]
-        return Path(tempfile.gettempdir()) / f"pontoon-projections-{digest}.lock"
+    @property
+    def postgres_schema(self) -> str:
+        return _query(urlsplit(self.database_url).query).get("schema", "public")
 
     @property
     def sqlite_path(self) -> Path:
@@ -105,7 +118,7 @@ class Settings:
                 "POSTGRES_POOL_SIZE": str(self.pool_size),
                 "POSTGRES_MAX_OVERFLOW": str(self.pool_overflow),
                 "POSTGRES_LOCK_TIMEOUT": "5",
-                "POSTGRES_SCHEMA": _query(parts.query).get("schema", "public"),
+                "POSTGRES_SCHEMA": self.postgres_schema,
                 "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER, "CREATE_TABLE": create}
 
 

@@ -21,6 +21,9 @@ class ReadModel(Projection[Any]):
     name: str = ""
     reads: ClassVar[tuple[type, ...]] = ()
     tables: ClassVar[tuple[str, ...]] = ()
+    # False for the webhook outbox: its rows cause deliveries, so it is never rebuilt and
+    # reads never wait for it.
+    rebuildable: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -46,6 +49,9 @@ class ReadModel(Projection[Any]):
     def compact(self, statements: list[Statement]) -> list[Statement]:
         """A page's statements, possibly merged into fewer that write the same rows."""
         return statements
+
+    def applied(self) -> None:
+        """Called once a page of this model's rows has been committed."""
 
 
 def at(event: Any) -> str:

@@ -4,7 +4,8 @@ Left out: every face-down card until its deal is settled or void (and for good t
 of a player who sat the deal out, which went under the pack unseen, R3.5); the pack order a deal
 starts from and leaves behind (it is the next deal's cards), and an ordered table's pack; a
 pack's seed until the next shuffle reveals it (the later event carries it as
-`revealed_seed`). Tokens and idempotency receipts are not part of the feed.
+`revealed_seed`). Tokens, idempotency receipts and webhook subscriptions (their signing
+secrets) are not part of the feed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from projections.audit import deal_row
 from projections.base import EventLog, at
 from projections.store import ReadStore
 
-HIDDEN_TOPICS = ("domain.aggregates:Token.", "domain.aggregates:Receipt.")
+HIDDEN_TOPICS = ("domain.aggregates:Token.", "domain.aggregates:Receipt.",
+                 "domain.aggregates:Webhook.")
 SHORT_NAMES = {"DealAggregate": "Deal", "TableAggregate": "Table"}
 
 

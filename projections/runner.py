@@ -3,8 +3,8 @@
 Each read model reads the log from its own tracking position, in pages; a page's rows and
 the position of its last event are written in one transaction, so a model that stops at
 any moment resumes exactly where its last transaction ended: no event applied twice, none
-missed. With SQLite the service runs them in-process; with PostgreSQL `pontoon projections
-run` runs them as their own process (or `serve --projections` in-process).
+missed. One process among all that serve the store runs them, elected by a lock
+(projections/election.py); `pontoon projections run` stands in the same election.
 """
 
 from __future__ import annotations
@@ -13,32 +13,66 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import InterfaceError, OperationalError, Tracking
 
 from projections.audit import AuditModel
 from projections.balances import BalancesModel
 from projections.base import EventLog, ReadModel
 from projections.disputes import DisputesModel
+from projections.failures import Failure, Failures, describe, failures
 from projections.statements import StatementsModel
-from projections.store import TABLES, ReadStore
+from projections.store import TABLES, PageAlreadyApplied, ReadStore, Statement
 from projections.tables import TablesModel
 from projections.tokens import TokensModel
+from projections.webhooks.outbox import WebhookOutbox
 
 MODELS: tuple[type[ReadModel], ...] = (BalancesModel, StatementsModel, AuditModel,
                                        DisputesModel, TablesModel, TokensModel)
+# A busy or lost database (SQLite's "database is locked", a dropped connection, a deadlock
+# or a lock timeout): not a read model's failure; the page is tried again shortly.
+TRANSIENT = (OperationalError, InterfaceError)
+# Followed like a read model, but never rebuilt and never waited for by reads.
+OUTBOXES: tuple[type[ReadModel], ...] = (WebhookOutbox,)
 log = logging.getLogger("pontoon.projections")
 
 Progress = Callable[[int, int], None]  # (position reached, head of the log)
 
 
+class ModelFailing(Exception):
+    """A read asked for a position a failing read model cannot reach until it is fixed."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(f"the read model {failure.model} cannot apply the event at position "
+                         f"{failure.position} ({failure.error}); it is tried again "
+                         f"at {failure.next_attempt_at}")
+        self.failure = failure
+
+
+@dataclass
+class Page:
+    """One model's share of a page of the log: what it had applied, its events, its rows."""
+
+    model: ReadModel
+    done: int
+    events: list[tuple[int, Any]]
+    statements: list[Statement]
+    end: int
+
+
 class Projections:
     def __init__(self, ledger: EventLog, store: ReadStore, page: int = 2000) -> None:
         self.ledger, self.store, self.page = ledger, store, page
-        self.models = [cls(view=store) for cls in MODELS]
+        self.models: list[ReadModel] = [cls(view=store) for cls in (*MODELS, *OUTBOXES)]
+        self.failures = Failures(store)
+
+    @property
+    def read_models(self) -> list[ReadModel]:
+        """The models reads are served from (not the webhook outbox)."""
+        return [m for m in self.models if m.rebuildable]
 
     def head(self) -> int:
         return self.ledger.recorder.max_notification_id() or 0
@@ -55,52 +89,92 @@ class Projections:
         return {name: s["lag"] for name, s in self.status().items()}
 
     def step(self, model: ReadModel | None = None) -> int:
-        """Apply one page of the log to every model (or one); returns how many events it read.
+        """Apply one page of the log to every model due (or one); returns how many events it
+        read, or 0 if no model moved (a failing model tried again, in vain).
 
         The page is read and decoded once for all models; each model skips what it has
         already applied, and every model's rows and position are written in one transaction.
+        A model that fails is left behind (projections/failures.py) and skipped until its
+        next attempt, so the page the others read starts where they are.
         """
-        models = [model] if model is not None else self.models
+        models = [model] if model is not None else \
+            [m for m in self.models if self.failures.due(m.name)]
+        if not models:
+            return 0
         positions = {m.name: self.position(m) for m in models}
         start = min(positions.values()) + 1
         page = self.ledger.recorder.select_notifications(start=start, limit=self.page)
         if not page:
             return 0
         decoded: dict[int, Any] = {}
-        pages = []
+        pages: list[Page] = []
+        moved = False
         for each in models:
-            done, topics = positions[each.name], each.topics
+            done = positions[each.name]
             if done >= page[-1].id:
                 continue
-            statements: list[Any] = []
-            for notification in page:
-                if notification.id > done and notification.topic in topics:
-                    event = decoded.get(notification.id)
-                    if event is None:
-                        event = decoded[notification.id] = \
-                            self.ledger.mapper.to_domain_event(notification)
-                    statements.extend(each.statements(event, notification.id))
-            pages.append((each.compact(statements), Tracking(each.tracking_name, page[-1].id),
-                          done))
+            events = [(n.id, self._decode(n, decoded)) for n in page
+                      if n.id > done and n.topic in each.topics]
+            try:
+                statements = each.compact([s for position, event in events
+                                           for s in each.statements(event, position)])
+            except Exception:  # the model's own code failed on an event: find which
+                moved = self._isolate(each, done, events, page[-1].id) or moved
+                continue
+            pages.append(Page(each, done, events, statements, page[-1].id))
+        moved = self._write(pages) or moved
+        return len(page) if moved else 0
+
+    def _decode(self, notification: Any, decoded: dict[int, Any]) -> Any:
+        if notification.id not in decoded:
+            decoded[notification.id] = self.ledger.mapper.to_domain_event(notification)
+        return decoded[notification.id]
+
+    def _write(self, pages: list[Page]) -> bool:
+        """Whether any model moved."""
+        if not pages:
+            return False
         try:
-            self.store.write_pages(pages)
-        except IntegrityError:
+            self.store.write_pages([(p.statements, Tracking(p.model.tracking_name, p.end),
+                                     p.done) for p in pages])
+        except PageAlreadyApplied:
             # Another runner applied part of this page first. Read the positions again.
-            log.info("the page from %s was applied by another runner", start)
+            log.info("a page was applied by another runner; reading the positions again")
+            return True
+        except TRANSIENT:
+            raise  # not the models' fault: the whole page is tried again shortly
         except Exception:
-            if len(pages) == 1:
+            # One model's rows failed: let the others go on; find the failing event.
+            moved = [self._isolate(p.model, p.done, p.events, p.end) for p in pages]
+            return any(moved)
+        for page in pages:
+            self.failures.recovered(page.model.name)
+            page.model.applied()
+        return True
+
+    def _isolate(self, model: ReadModel, done: int, events: list[tuple[int, Any]],
+                 end: int) -> bool:
+        """Apply a failed page one event at a time: the model moves up to the event it cannot
+        apply, which is recorded as its failure; if every event applies, it has recovered.
+        Whether it moved."""
+        start = done
+        for position, event in [*events, (end, None)]:
+            if position <= done:
+                continue
+            try:
+                statements = [] if event is None else list(model.statements(event, position))
+                self.store.write(statements, Tracking(model.tracking_name, position), done)
+            except PageAlreadyApplied:
+                return True
+            except TRANSIENT:
                 raise
-            # One model's rows failed: let the others go on; the failing one keeps its
-            # position and is retried (and logged) on every step.
-            for single in pages:
-                try:
-                    self.store.write_pages([single])
-                except IntegrityError:
-                    pass
-                except Exception:
-                    log.exception("%s cannot apply the log from %s", single[1].application_name,
-                                  start)
-        return len(page)
+            except Exception as error:
+                self.failures.failed(model.name, position, error)
+                return done > start
+            done = position
+        self.failures.recovered(model.name)
+        model.applied()
+        return True
 
     def catch_up(self, progress: Progress | None = None) -> int:
         """Apply everything recorded so far to every model."""
@@ -113,59 +187,41 @@ class Projections:
         return done
 
     def rebuild(self, progress: Progress | None = None) -> int:
-        """Drop every row and position, then apply the whole log again."""
-        self.store.clear(TABLES, [m.tracking_name for m in self.models])
+        """Drop every read model's rows and position, then apply the whole log again (the
+        webhook outbox keeps its own: a delivery made is not made again)."""
+        self.store.clear(TABLES, [m.tracking_name for m in self.read_models])
         return self.catch_up(progress)
 
     def wait(self, position: int, timeout: float) -> None:
-        """Until every model has applied `position` (read-your-writes); TimeoutError.
-        The timeout bounds the whole wait, not each model's."""
+        """Until every read model has applied `position` (read-your-writes); TimeoutError,
+        or at once ModelFailing if one of them is stuck on an event at or before it. The
+        timeout bounds the whole wait, not each model's."""
         deadline = time.monotonic() + timeout
-        for model in self.models:
+        for model in self.read_models:
+            if self.position(model) >= position:
+                continue
+            for failure in failures(self.store):
+                if failure.model == model.name and failure.position <= position:
+                    raise ModelFailing(failure)
             remaining = max(deadline - time.monotonic(), 0.0)
             self.store.wait(model.tracking_name, position, remaining)
 
     def follow(self, stop: threading.Event, idle: float = 0.1) -> None:
-        """Keep applying new events until `stop` is set."""
+        """Keep applying new events until `stop` is set; a page under way is finished."""
+        with contextlib.suppress(Exception):  # without it, failing models are retried at once
+            self.failures.load()
+        pause = idle
         while not stop.is_set():
             try:
-                if not self.step():
-                    stop.wait(idle)
-            except Exception:  # keep following; the page will be retried
-                log.exception("projection step failed; retrying")
-                stop.wait(1.0)
-
-
-@contextlib.contextmanager
-def single_runner(lock_path: Path) -> Iterator[bool]:
-    """True for the one process on this host that holds the lock (gunicorn workers race)."""
-    import fcntl
-
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def start_in_process(projections: Projections, lock_path: Path, stop: threading.Event
-                     ) -> threading.Thread:
-    """Follow the log in a daemon thread of this process, if no other process on the host
-    does; a worker that finds the lock taken tries again later, so one always runs."""
-    def run() -> None:
-        while not stop.is_set():
-            with single_runner(lock_path) as mine:
-                if mine:
-                    projections.follow(stop)
-                    return
-            stop.wait(2.0)
-
-    thread = threading.Thread(target=run, name="projections", daemon=True)
-    thread.start()
-    return thread
+                read = self.step()
+                pause = idle
+            except Exception as error:  # the store is busy or gone: wait a little longer
+                pause = min(max(pause * 2, 0.2), 30.0)
+                log.warning("the read models cannot use the store (%s); trying again in "
+                            "%.1f s", describe(error), pause)
+                read = 0
+            if not read:
+                stop.wait(pause)
+        with contextlib.suppress(Exception):
+            log.info("the read models stopped at position %s",
+                     min(self.position(m) for m in self.models))

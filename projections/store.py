@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables",
           "tokens")
 
+
+class PageAlreadyApplied(IntegrityError):
+    """A read model moved on since its page was read: another runner applied it first.
+
+    Distinct from the IntegrityError of a row a model's SQL cannot write (a real failure)."""
+
 Statement = tuple[str, Sequence[Any]]
 # What a text column cannot hold on one store or the other: NUL (PostgreSQL) and lone
 # surrogates (not encodable as UTF-8). The API refuses both; an event recorded before it did
@@ -40,6 +46,8 @@ class ReadStore(Protocol):
                     ) -> None: ...
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+    def run(self, statements: Iterable[Statement]) -> None: ...
 
     def max_tracking_id(self, application_name: str) -> int | None: ...
 
@@ -64,6 +72,10 @@ class _Rows:
     def _begin(self, cursor: Any) -> None:
         """Before the first statement of a transaction (PostgreSQL sets its schema)."""
 
+    def _begin_write(self, cursor: Any) -> None:
+        """Before the first statement of a transaction that writes."""
+        self._begin(cursor)
+
     def write(self, statements: Iterable[Statement], tracking: Tracking,
               after: int | None = None) -> None:
         self.write_pages([(statements, tracking, after)])
@@ -76,7 +88,7 @@ class _Rows:
         nothing at all is written, so two runners never apply an overlapping page twice.
         """
         with self.datastore.transaction(commit=True) as cursor:
-            self._begin(cursor)
+            self._begin_write(cursor)
             for statements, tracking, after in pages:
                 if after is not None:
                     self._check_position(cursor, tracking.application_name, after)
@@ -89,8 +101,8 @@ class _Rows:
         row = cursor.fetchone()
         now = (row["notification_id"] if row else None) or 0
         if now != after:
-            raise IntegrityError(f"{name} is at {now}, not {after}: the page was applied by "
-                                 "another runner")
+            raise PageAlreadyApplied(f"{name} is at {now}, not {after}: the page was applied "
+                                     "by another runner")
 
     def _execute_runs(self, cursor: Any, statements: Iterable[Statement]) -> None:
         """Consecutive statements of the same SQL go together (executemany), in order."""
@@ -115,9 +127,16 @@ class _Rows:
             cursor.execute(self._sql(sql), params)
             return [dict(row) for row in cursor.fetchall()]
 
+    def run(self, statements: Iterable[Statement]) -> None:
+        """Statements in one transaction, with no tracking position: the bookkeeping of the
+        runner and of webhook deliveries, which is not a projection of the log."""
+        with self.datastore.transaction(commit=True) as cursor:
+            self._begin_write(cursor)
+            self._execute_runs(cursor, statements)
+
     def clear(self, tables: Sequence[str], application_names: Sequence[str]) -> None:
         with self.datastore.transaction(commit=True) as cursor:
-            self._begin(cursor)
+            self._begin_write(cursor)
             for table in tables:
                 cursor.execute(f"DELETE FROM {table}")  # noqa: S608 (fixed names)
             for name in application_names:
@@ -137,6 +156,12 @@ def storable(params: Sequence[Any]) -> Sequence[Any]:
 class SQLiteReadStore(_Rows, SQLiteTrackingRecorder):
     placeholder = "?"
 
+    def _begin_write(self, cursor: Any) -> None:
+        """Take the write lock first, waiting for it (the busy timeout): a transaction that
+        read before writing would fail at once ("database is locked") if another writer
+        committed in between, since SQLite cannot wait for a newer snapshot."""
+        cursor.execute("UPDATE tracking SET notification_id = notification_id WHERE 0")
+
 
 class PostgresReadStore(_Rows, PostgresTrackingRecorder):
     lock_row = " FOR UPDATE"  # SQLite writes are serialised already
@@ -153,6 +178,7 @@ class PostgresReadStore(_Rows, PostgresTrackingRecorder):
                     copy.write_row(params)
             return
         super()._execute_run(cursor, sql, run)
+
     def _begin(self, cursor: Any) -> None:
         # The read models live in the store's schema (`?schema=`), like its events.
         cursor.execute(SQL("SET LOCAL search_path TO {}").format(

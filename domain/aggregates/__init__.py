@@ -5,7 +5,7 @@ name: each event carries its fact's fields in `fact` and applies it to the engin
 the aggregate holds, so replaying events rebuilds exactly the engine's state. `Account`
 holds one balance (a player's, the treasury's or a table's kitty) moved by postings.
 Receipts remember idempotent commands, tokens their principals, disputes their
-resolutions. See docs/architecture.md.
+resolutions, webhooks their subscribers. See docs/architecture.md.
 
 Every class here keeps the topic `domain.aggregates:<Class>` it was first stored under
 (`base.pinned`), so this package re-exports them all.
@@ -25,7 +25,8 @@ from domain.aggregates.dispute import Dispute
 from domain.aggregates.receipt import Receipt
 from domain.aggregates.table import TableAggregate
 from domain.aggregates.token import Token
+from domain.aggregates.webhook import Webhook
 
 __all__ = ["SPENDING_RULES", "TREASURY_ID", "Account", "DealAggregate", "Dispute",
-           "FactAggregate", "Receipt", "TableAggregate", "Token", "kitty_id", "posting_id",
-           "receipt_id", "token_id"]
+           "FactAggregate", "Receipt", "TableAggregate", "Token", "Webhook", "kitty_id",
+           "posting_id", "receipt_id", "token_id"]

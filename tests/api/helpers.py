@@ -107,8 +107,8 @@ class Club:
         return {p.name: self.balance(p) for p in players}
 
     def head(self) -> int:
-        """The head of the global event log (GET /v1/health `position`)."""
-        return int(ok(self.client.get("/v1/health"))["position"])
+        """The head of the global event log (GET /v1/health `position`, shown to staff)."""
+        return int(ok(self.client.get("/v1/health", headers=self.treasurer))["position"])
 
     # --- tables -------------------------------------------------------------------------
 

@@ -394,12 +394,12 @@ def test_shoot_and_pass_are_played_in_the_first_round_and_before_a_fourth_card(
 
 def test_health_names_the_store_and_the_head_of_the_log(
         club: Club, request: pytest.FixtureRequest) -> None:
-    """API.md: GET /v1/health {"status", "store": "sqlite|postgres", "projections"};
-    api-notes.md adds `position`."""
+    """API.md: GET /v1/health with a staff token {"status", "store": "sqlite|postgres",
+    "projections"}; api-notes.md adds `position`."""
     pat = club.player("Pat", 0)
     bought = club.buy_in(pat, 5)
 
-    health = ok(club.client.get("/v1/health"))
+    health = ok(club.client.get("/v1/health", headers=club.treasurer))
 
     assert health["store"] == request.node.callspec.params["store_settings"]
     assert health["status"] == "ok" and isinstance(health["projections"], dict)

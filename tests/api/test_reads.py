@@ -118,7 +118,7 @@ class Api:
         return self.client.get(path, query_string=query, headers=headers)
 
     def head(self) -> int:
-        return int(self.get("/v1/health", NOBODY)["position"])
+        return int(self.get("/v1/health", TREASURER)["position"])
 
     def pages(self, path: str, limit: int, headers: dict[str, str] = TREASURER,
               after: int = 0) -> list[list[dict[str, Any]]]:
@@ -792,15 +792,16 @@ def test_a_read_beyond_the_end_of_the_log_is_refused_at_once_with_409(api: Api) 
 
 
 def test_health_lists_each_read_model_with_its_lag(api: Api) -> None:
-    """API.md: GET /v1/health (no token) reports each read model's lag behind the log: 0 once
-    it has caught up."""
-    from projections.runner import MODELS
+    """API.md: GET /v1/health with a staff token reports each read model's lag behind the
+    log (and the webhook outbox's): 0 once it has caught up."""
+    from projections.runner import MODELS, OUTBOXES
 
     api.player("Pat", 5)
     api.get("/v1/balances", min_position=api.head())
-    health = api.get("/v1/health", NOBODY)
+    health = api.get("/v1/health", TREASURER)
     assert health["status"] == "ok" and health["store"] == api.store
-    assert health["projections"] == {model.name: 0 for model in MODELS}
+    assert set(health["projections"]) == {m.name for m in (*MODELS, *OUTBOXES)}
+    assert {health["projections"][m.name] for m in MODELS} == {0}
 
 
 def test_a_lagging_read_model_answers_503_until_it_catches_up(store_settings: Any) -> None:
@@ -816,7 +817,7 @@ def test_a_lagging_read_model_answers_503_until_it_catches_up(store_settings: An
         api = Api(app, settings.store)
         pat = api.player("Pat", 25)
         head = api.head()
-        lags = api.get("/v1/health", NOBODY)["projections"]
+        lags = api.get("/v1/health", TREASURER)["projections"]
         assert lags and all(lag == head for lag in lags.values()), (head, lags)
         began = time.monotonic()
         answer = api.read(f"/v1/players/{pat.id}/statement")
@@ -824,7 +825,7 @@ def test_a_lagging_read_model_answers_503_until_it_catches_up(store_settings: An
         assert answer.headers.get("Retry-After"), answer.headers
         assert 0.5 <= time.monotonic() - began <= 15
         app.extensions["pontoon"].projections.catch_up()
-        assert set(api.get("/v1/health", NOBODY)["projections"].values()) == {0}
+        assert set(api.get("/v1/health", TREASURER)["projections"].values()) == {0}
         assert [i["amount"] for i in api.statement(pat)] == [25]
     finally:
         app.extensions["pontoon"].close()

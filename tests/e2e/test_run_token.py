@@ -25,7 +25,7 @@ def start_like_make_run(tmp_path: Path, run: int) -> tuple[str, int]:
             stderr=subprocess.STDOUT, cwd=tmp_path, start_new_session=True)
     server = Server(f"http://127.0.0.1:{port}", process, log)
     try:
-        _wait_until_healthy(server)
+        _wait_until_healthy(server, auth={})  # its token is printed once it is up
         found = re.search(r"treasurer token \(local use, .*\): (pt_\S+)", log.read_text())
         assert found, server.log_tail()
         token = found.group(1)

@@ -84,7 +84,8 @@ class Server:
         return "server log:\n" + "\n".join(text.splitlines()[-40:])
 
 
-def _wait_until_healthy(server: Server) -> dict[str, Any]:
+def _wait_until_healthy(server: Server, auth: dict[str, str] = AUTH) -> dict[str, Any]:
+    """GET /v1/health until it answers 200 (with `auth`, the staff view; without, liveness)."""
     deadline = time.monotonic() + START_TIMEOUT
     last: object = None
     while time.monotonic() < deadline:
@@ -92,7 +93,8 @@ def _wait_until_healthy(server: Server) -> dict[str, Any]:
             pytest.fail(f"pontoon serve exited with {server.process.returncode} before it "
                         f"answered\n{server.log_tail()}")
         try:
-            with urllib.request.urlopen(server.base + "/v1/health", timeout=2) as response:
+            asked = urllib.request.Request(server.base + "/v1/health", headers=auth)
+            with urllib.request.urlopen(asked, timeout=2) as response:
                 if response.status == 200:
                     return json.loads(response.read())  # type: ignore[no-any-return]
         except (OSError, urllib.error.URLError) as error:

@@ -19,6 +19,7 @@ from domain.aggregates import (
     Receipt,
     TableAggregate,
     Token,
+    Webhook,
 )
 from domain.engine import facts as f
 from domain.engine.table import Table
@@ -32,7 +33,7 @@ from tests.integration.ledger_views import (
     topic,
 )
 
-AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute)
+AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook)
 THREE = ("Banker", "Pat", "Sam")
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}
 
@@ -81,6 +82,8 @@ PINNED_TOPICS = [
     "domain.aggregates:Token.Revoked",
     "domain.aggregates:Dispute.Raised",
     "domain.aggregates:Dispute.Resolved",
+    "domain.aggregates:Webhook.Subscribed",
+    "domain.aggregates:Webhook.Deleted",
 ]
 
 

@@ -1,0 +1,49 @@
+from marshmallow import Schema, fields, validate
+
+from api.inputs import Text
+from api.schemas import CommandAnswerSchema, PageSchema
+from domain.aggregates.webhook import EVENT_TYPES, URL_LENGTH_MAX
+
+
+class WebhookCreateSchema(Schema):
+    url = Text(required=True, length_max=URL_LENGTH_MAX)  # no control characters either
+    events = fields.List(fields.String(validate=validate.OneOf(EVENT_TYPES)), required=True,
+                         validate=validate.Length(min=1, max=len(EVENT_TYPES)))
+
+
+class WebhookCreatedSchema(CommandAnswerSchema):
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    events = fields.List(fields.String(), required=True)
+    secret = fields.String(allow_none=True, metadata={
+        "description": "whsec_…, the signing key: shown once; null on an idempotent repeat"})
+
+
+class WebhookSchema(Schema):
+    """A subscription as shown after it was made: never its secret."""
+
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    events = fields.List(fields.String(), required=True)
+    status = fields.String(required=True, metadata={
+        "description": "active, or disabled after a delivery failed for a day"})
+    created_at = fields.String(allow_none=True)
+    position = fields.Integer(allow_none=True)
+
+
+class WebhooksSchema(PageSchema):
+    items = fields.List(fields.Nested(WebhookSchema), required=True)
+
+
+class DeliverySchema(Schema):
+    event_position = fields.Integer(required=True)
+    type = fields.String(required=True)
+    attempts = fields.Integer(required=True)
+    last_status = fields.Integer(allow_none=True, metadata={
+        "description": "the receiver's HTTP status; null if none answered"})
+    delivered_at = fields.String(allow_none=True)
+    next_attempt_at = fields.String(allow_none=True)
+
+
+class DeliveriesSchema(PageSchema):
+    items = fields.List(fields.Nested(DeliverySchema), required=True)

@@ -1,0 +1,22 @@
+"""What the elected process runs (projections/election.py): the read models and webhook
+outbox following the log, and the webhook sender, each in a thread of its own."""
+
+from __future__ import annotations
+
+from config import Settings
+from projections.election import Duty
+from projections.runner import Projections
+from projections.webhooks.outbox import WebhookOutbox
+from projections.webhooks.sender import Sender
+
+
+def sender_for(projections: Projections, settings: Settings) -> Sender:
+    """The sender, woken whenever the outbox commits new deliveries."""
+    outbox = next(m for m in projections.models if isinstance(m, WebhookOutbox))
+    return Sender(projections.store, retry_base=settings.webhook_retry_base,
+                  retry_for=settings.webhook_retry_for, timeout=settings.webhook_timeout,
+                  wake=outbox.wrote)
+
+
+def duties(projections: Projections, sender: Sender) -> list[tuple[str, Duty]]:
+    return [("read-models", projections.follow), ("webhook-sender", sender.run)]
