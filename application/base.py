@@ -161,14 +161,6 @@ class LedgerBase(Application[UUID]):
             raise _missing(what, aggregate_id, referenced)
         return aggregate
 
-    def _treasury(self) -> Account:
-        try:
-            treasury: Any = self.repository.get(TREASURY_ID)
-        except AggregateNotFoundError:
-            return Account.open(id=TREASURY_ID, kind="treasury", owner=None, name="treasury")
-        assert isinstance(treasury, Account)
-        return treasury
-
     def _accounts_of(self, player_ids: Iterable[str], *, referenced: bool = False
                      ) -> dict[UUID, Account]:
         accounts = {}
@@ -180,20 +172,24 @@ class LedgerBase(Application[UUID]):
     def _post(self, accounts: dict[UUID, Account],
               postings: Iterable[tuple[Posting, tuple[UUID, int, int], str | None, str | None]]
               ) -> list[str]:
-        """Debit and credit each posting's accounts; the escrow lives in its deal."""
+        """Debit and credit each posting's accounts.
+
+        Two sides have no entries of their own: a deal's escrow lives in its deal, and the
+        treasury's side of a posting is its counterpart's entry (the treasury holds minus
+        every chip in circulation, so its balance is derived, never saved): buy-ins and
+        cash-outs for different players then never contend for one treasury aggregate.
+        """
         ids = []
         for posting, source, deal_id, table_id in postings:
             posting_id = new_posting_id(*source)
             ids.append(posting_id)
             for credit, name in ((False, posting.from_account), (True, posting.to_account)):
                 account_id = _account_id(name)
-                if account_id is None:
+                if account_id is None or name == TREASURY:
                     continue
                 account = accounts.get(account_id)
                 if account is None:
-                    account = self._treasury() if account_id == TREASURY_ID \
-                        else self.account(account_id)
-                    accounts[account_id] = account
+                    account = accounts[account_id] = self.account(account_id)
                 account.move(credit=credit, posting_id=posting_id, amount=posting.amount,
                              from_account=posting.from_account, to_account=posting.to_account,
                              rule=posting.rule, reason=posting.reason, deal_id=deal_id,

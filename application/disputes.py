@@ -14,7 +14,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from application.base import Decision, LedgerBase, Outcome, _account_id, _expect
-from domain.aggregates import TREASURY_ID, Account, DealAggregate, Dispute, TableAggregate
+from domain.aggregates import Account, DealAggregate, Dispute, TableAggregate
 from domain.engine.postings import (
     TREASURY,
     Posting,
@@ -74,7 +74,7 @@ class DisputeCommands(LedgerBase):
                 for name in (posting.from_account, posting.to_account):
                     account_id = _account_id(name)
                     assert account_id is not None
-                    if account_id not in accounts:
+                    if account_id not in accounts and name != TREASURY:
                         accounts[account_id] = self._correctable(name, account_id)
             if not allow_debt:
                 _no_new_debt(postings, accounts)
@@ -95,9 +95,8 @@ class DisputeCommands(LedgerBase):
     def _correctable(self, name: str, account_id: UUID) -> Account:
         """The account a correction names, existing and of the kind its name says (R11.4)."""
         kind, _ = parse_account(name)
-        account = self._treasury() if kind == TREASURY else \
-            self._load(Account, str(account_id), "account", True)
-        if account.kind != kind or (kind == TREASURY) != (account_id == TREASURY_ID):
+        account = self._load(Account, str(account_id), "account", True)
+        if account.kind != kind:
             raise NotAllowed(f"{name} is not a {kind} account (R11.4)", "R11.4")
         return account
 

@@ -73,18 +73,18 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
         def decide() -> Decision:
             player = _expect(self.player_account(player_id), expected_version)
             check_amount(amount, "a buy-in" if issue else "a cash-out", "R11.1")
-            treasury = self._treasury()
             name = player.name or player_id
             chips = chip_count(amount)
             posting = Posting(TREASURY, player_account(player_id), amount, "R11.1",
                               f"the treasurer issues {chips} to {name}") if issue else \
                 Posting(player_account(player_id), TREASURY, amount, "R11.1",
                         f"the treasurer redeems {chips} from {name}")
-            accounts = {player.id: player, treasury.id: treasury}
-            [posting_id] = self._post(accounts, [(posting, (player.id, player.version + 1, 0),
-                                                  None, None)])
-            return list(accounts.values()), {"posting_id": posting_id, "balance": player.balance,
-                                             "player_id": player_id}
+            # The treasury's side is the player's entry (see LedgerBase._post).
+            [posting_id] = self._post({player.id: player},
+                                      [(posting, (player.id, player.version + 1, 0), None,
+                                        None)])
+            return [player], {"posting_id": posting_id, "balance": player.balance,
+                              "player_id": player_id}
         return self._command(command, {"player_id": player_id, "amount": amount}, key, decide)
 
     # --- tables ------------------------------------------------------------------------

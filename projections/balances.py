@@ -1,8 +1,10 @@
 """Balances of every account (R11.1): players, the treasury, kitties and deals' escrows.
 
 Each posting is applied whole at one of its two entries (the credit, or the debit when the
-credit is a deal's escrow, which has no account events), so the total of all balances is
-zero after every event, not only after every command.
+credit side keeps no entries: a deal's escrow, or the treasury, whose side of a posting is
+its counterpart's entry), so the total of all balances is zero after every event, not only
+after every command. The treasury's own entries, which stores kept before its balance was
+derived, are never applied: their counterparts carry the same postings.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from domain.aggregates import Account
+from domain.aggregates import TREASURY_ID, Account
+from domain.engine.postings import TREASURY
 from projections.base import ReadModel
 from projections.store import ReadStore, Statement
 
@@ -46,11 +49,13 @@ class BalancesModel(ReadModel):
         if isinstance(event, Account.Opened):
             yield OPENED, (account_name(event.kind, event.owner), event.kind, event.owner,
                            event.name, name_key(event.name), position)
-        elif isinstance(event, Account.Credited) or event.to_account.startswith("escrow:"):
+        elif _applies_posting(event):
             for account, change in ((event.from_account, -event.amount),
                                     (event.to_account, event.amount)):
                 kind, owner = _kind_and_owner(account)
-                yield UPSERT, (account, kind, owner, None, change, position)
+                # The treasury is never opened as an account of its own: it is named here.
+                name = TREASURY if account == TREASURY else None
+                yield UPSERT, (account, kind, owner, name, change, position)
 
 
     def compact(self, statements: list[Statement]) -> list[Statement]:
@@ -64,6 +69,15 @@ class BalancesModel(ReadModel):
                 row[4] += change
                 row[5] = max(row[5], position)
         return [*opened, *((UPSERT, tuple(row)) for row in net.values())]
+
+
+def _applies_posting(entry: Any) -> bool:
+    """Whether this entry is the one its posting is applied at (see the module's text)."""
+    if entry.originator_id == TREASURY_ID:
+        return False
+    credit_keeps_entries = not (entry.to_account.startswith("escrow:")
+                                or entry.to_account == TREASURY)
+    return isinstance(entry, Account.Credited) == credit_keeps_entries
 
 
 def balances(store: ReadStore) -> list[dict[str, Any]]:

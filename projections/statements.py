@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from domain.aggregates import Account
+from domain.aggregates import TREASURY_ID, Account
+from domain.engine.postings import TREASURY
 from projections.base import ReadModel, at
 from projections.store import ReadStore, Statement
 
@@ -15,6 +16,15 @@ INSERT = ("INSERT INTO postings (account, position, posting_id, at, change, bala
           "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
 COLUMNS = ("account, position, posting_id, at, change, balance_after, from_account, "
            "to_account, amount, rule, reason, deal_id, table_id, hand")
+# The treasury's entries are written from their counterparts' (it keeps none of its own,
+# application/base.py `_post`): its balance after each is the one before plus the change,
+# read from its own last row in the same transaction, so rows stay in position order.
+TREASURY_INSERT = (
+    "INSERT INTO postings (account, position, posting_id, at, change, balance_after, "
+    "from_account, to_account, amount, rule, reason, deal_id, table_id, hand) "
+    "SELECT %s, %s, %s, %s, %s, COALESCE((SELECT balance_after FROM postings WHERE "
+    "account = 'treasury' ORDER BY position DESC LIMIT 1), 0) + %s, %s, %s, %s, %s, %s, "
+    "%s, %s, %s")
 
 
 class StatementsModel(ReadModel):
@@ -23,12 +33,18 @@ class StatementsModel(ReadModel):
     tables = ("postings",)
 
     def statements(self, event: Any, position: int) -> Iterable[Statement]:
+        if event.originator_id == TREASURY_ID:
+            return  # a store's own treasury entries from before: see TREASURY_INSERT
         credit = isinstance(event, Account.Credited)
         account = event.to_account if credit else event.from_account
-        yield INSERT, (account, position, event.posting_id, at(event),
-                       event.amount if credit else -event.amount, event.balance_after,
-                       event.from_account, event.to_account, event.amount, event.rule,
-                       event.reason, event.deal_id, event.table_id, event.hand)
+        change = event.amount if credit else -event.amount
+        posting = (event.from_account, event.to_account, event.amount, event.rule,
+                   event.reason, event.deal_id, event.table_id, event.hand)
+        yield INSERT, (account, position, event.posting_id, at(event), change,
+                       event.balance_after, *posting)
+        if TREASURY in (event.from_account, event.to_account):
+            yield TREASURY_INSERT, (TREASURY, position, event.posting_id, at(event), -change,
+                                    -change, *posting)
 
 
 def statement(store: ReadStore, account: str, *, after: int | None = None, limit: int = 50,

@@ -20,6 +20,7 @@ from typing import Any
 from domain.aggregates import Account, DealAggregate, TableAggregate
 from domain.aggregates import posting_id as make_posting_id
 from domain.engine import facts as f
+from domain.engine.postings import TREASURY
 from domain.engine.shuffle import shuffle_pack
 from domain.engine.verification import verify_deal
 from domain.integrity import Checkpoint
@@ -124,6 +125,10 @@ class _Replay:
     expected_packs: dict[str, list[str] | None] = field(default_factory=dict)  # by table
     deal_packs: dict[str, Any] = field(default_factory=dict)  # the pack a deal must start from
     balances: dict[str, int] = field(default_factory=dict)
+    # The treasury's balance is derived from its counterparts' entries (application/base.py
+    # `_post`); a store written before that also holds the treasury's own entries, which
+    # must chain and end where the derived balance does.
+    treasury_own: dict[str, int] = field(default_factory=dict)
     entries: dict[str, list[tuple[str, str, int]]] = field(default_factory=dict)  # by posting
     deal_postings: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     rules: dict[str, int] = field(default_factory=dict)  # table -> packs
@@ -139,7 +144,14 @@ class _Replay:
             report.accounts += 1
             self.balances[_account_name(event)] = 0
         elif isinstance(event, Account.Credited | Account.Debited):
-            _entry(event, report, self.balances, self.entries)
+            own = self.treasury_own if _account_name_of_entry(event) == TREASURY \
+                else self.balances
+            _entry(event, report, own, self.entries)
+            counterpart = event.from_account if isinstance(event, Account.Credited) \
+                else event.to_account
+            if counterpart == TREASURY:
+                change = event.amount if isinstance(event, Account.Credited) else -event.amount
+                self.balances[TREASURY] = self.balances.get(TREASURY, 0) - change
 
     def finish(self, report: Report) -> None:
         for deal_id, history in self.open_deals.items():  # deals still in play replay so far
@@ -152,6 +164,10 @@ class _Replay:
         total = sum(self.balances.values()) + escrows
         if total != 0:
             report.fail(f"all balances and open deals' stakes sum to {total}, not 0 (R11.1)")
+        derived, own = self.balances.get(TREASURY, 0), self.treasury_own.get(TREASURY)
+        if own is not None and own != derived:
+            report.fail(f"the treasury's own entries end at {own}, its counterparts' entries "
+                        f"give {derived} (R11.1)")
 
 
 def _deal_event(event: Any, report: Report, open_deals: dict[str, list[f.Fact]],
@@ -255,6 +271,10 @@ def _escrow_balance(history: list[f.Fact]) -> int:
             total += p.amount if p.to_account == escrow else 0
             total -= p.amount if p.from_account == escrow else 0
     return total
+
+
+def _account_name_of_entry(event: Any) -> str:
+    return str(event.to_account if isinstance(event, Account.Credited) else event.from_account)
 
 
 def _account_name(event: Any) -> str:

@@ -17,9 +17,9 @@ from eventsourcing.utils import get_topic
 from application import Ledger, Outcome
 from application.store import build_ledger
 from config import Settings
-from domain.aggregates import Account, DealAggregate, kitty_id
+from domain.aggregates import TREASURY_ID, Account, DealAggregate, kitty_id
 from domain.engine.deal_state import DealState
-from domain.engine.postings import escrow_account, net_changes
+from domain.engine.postings import TREASURY, escrow_account, net_changes
 from domain.engine.table import Table
 from tests.unit.conftest import stacked_pack
 
@@ -75,10 +75,29 @@ def past_balance(ledger: Ledger, player_id: str, *, position: int | None = None,
 # --- chips ---------------------------------------------------------------------------------
 
 def all_balances(ledger: Ledger) -> dict[UUID, int]:
-    """Every Account's balance (players, treasury, kitties), found from the stored log."""
+    """Every Account's balance (players, kitties), found from the stored log, and the
+    treasury's, derived from its counterparts' entries (it keeps none of its own)."""
     opened = notifications(ledger, topics=[topic(Account.Opened)])
-    return {UUID(str(n.originator_id)): ledger.account(UUID(str(n.originator_id))).balance
-            for n in opened}
+    found = {UUID(str(n.originator_id)): ledger.account(UUID(str(n.originator_id))).balance
+             for n in opened if n.originator_id != TREASURY_ID}
+    found[TREASURY_ID] = treasury_balance(ledger)
+    return found
+
+
+def treasury_balance(ledger: Ledger) -> int:
+    """Minus every chip the treasury issued and did not redeem: its side of each posting is
+    the entry of the account on the other side (application/base.py `_post`)."""
+    balance = 0
+    moves = [topic(Account.Credited), topic(Account.Debited)]
+    for note in notifications(ledger, topics=moves):
+        if note.originator_id == TREASURY_ID:
+            continue  # a store's own treasury entries from before: counted by counterpart
+        entry = ledger.mapper.to_domain_event(note)
+        if entry.from_account == TREASURY:
+            balance -= entry.amount
+        elif entry.to_account == TREASURY:
+            balance += entry.amount
+    return balance
 
 
 def escrow_held(ledger: Ledger) -> int:
@@ -99,14 +118,16 @@ def account_names(balances: dict[UUID, int], ledger: Ledger) -> dict[str, int]:
     """The same balances keyed by posting names (`player:<id>`, `kitty:<table>`, `treasury`)."""
     named = {}
     for account_id, balance in balances.items():
+        if account_id == TREASURY_ID:  # derived: there is no treasury aggregate to read
+            named[TREASURY] = balance
+            continue
         account = ledger.account(account_id)
         if account.kind == "player":
             named[f"player:{account_id}"] = balance
-        elif account.kind == "kitty":
-            assert account.owner is not None and kitty_id(account.owner) == account_id
-            named[f"kitty:{account.owner}"] = balance
         else:
-            named["treasury"] = balance
+            assert account.kind == "kitty" and account.owner is not None
+            assert kitty_id(account.owner) == account_id
+            named[f"kitty:{account.owner}"] = balance
     return named
 
 

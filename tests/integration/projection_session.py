@@ -27,7 +27,7 @@ from application import Ledger, Outcome
 from config import Settings
 from domain.aggregates import TREASURY_ID, Account, DealAggregate, kitty_id
 from domain.engine.cards import POINTS, RANK, TEN_CARDS
-from domain.engine.postings import escrow_account, net_changes
+from domain.engine.postings import TREASURY, escrow_account, net_changes
 from domain.engine.shuffle import derived_seed, shuffle_pack
 from projections.balances import balances
 from projections.runner import Projections
@@ -216,16 +216,53 @@ def aggregate_balances(ledger: Ledger) -> dict[str, int]:
 
 def entries_of(ledger: Ledger, account: str) -> list[tuple[int, Any]]:
     """The Credited/Debited events of an account (`player:<id>`, `kitty:<table>`, `treasury`),
-    each after its position in the log."""
+    each after its position in the log. The treasury keeps no entries of its own: its are
+    its counterparts', turned round, with its running balance."""
+    if account == "treasury":
+        return _treasury_entries(ledger)
     kind, _, key = account.partition(":")
-    account_id = {"player": lambda: UUID(key), "kitty": lambda: kitty_id(key),
-                  "treasury": lambda: TREASURY_ID}[kind]()
+    account_id = {"player": lambda: UUID(key), "kitty": lambda: kitty_id(key)}[kind]()
     positions = {(n.originator_id, n.originator_version): n.id for n in notifications(
         ledger, topics=[topic(Account.Credited), topic(Account.Debited)])}
     out = []
     for event in ledger.events.get(account_id):
         if isinstance(event, Account.Credited | Account.Debited):
             out.append((positions[(event.originator_id, event.originator_version)], event))
+    return out
+
+
+@dataclass
+class TreasuryEntry:
+    """The treasury's side of a posting, as its counterpart's entry records it."""
+
+    posting_id: str
+    amount: int
+    balance_after: int
+    from_account: str
+    to_account: str
+    rule: str
+    reason: str
+    timestamp: Any
+
+
+class Credited(TreasuryEntry): ...
+class Debited(TreasuryEntry): ...
+
+
+def _treasury_entries(ledger: Ledger) -> list[tuple[int, Any]]:
+    out: list[tuple[int, Any]] = []
+    balance = 0
+    for note in notifications(ledger, topics=[topic(Account.Credited), topic(Account.Debited)]):
+        if note.originator_id == TREASURY_ID:
+            continue
+        entry = ledger.mapper.to_domain_event(note)
+        if TREASURY not in (entry.from_account, entry.to_account):
+            continue
+        credit = entry.to_account == TREASURY
+        balance += entry.amount if credit else -entry.amount
+        out.append((note.id, (Credited if credit else Debited)(
+            entry.posting_id, entry.amount, balance, entry.from_account, entry.to_account,
+            entry.rule, entry.reason, entry.timestamp)))
     return out
 
 

@@ -20,11 +20,11 @@ from eventsourcing.application import AggregateNotFoundError
 from application import Ledger, Outcome
 from application.base import Decision
 from config import Settings
-from domain.aggregates import TREASURY_ID, Account, DealAggregate, receipt_id
+from domain.aggregates import Account, DealAggregate, receipt_id
 from domain.engine.legal import legal_actions
 from domain.engine.postings import net_changes, player_account
 from domain.errors import Conflict, InsufficientChips, NotNow
-from tests.integration.ledger_views import race
+from tests.integration.ledger_views import race, treasury_balance
 from tests.unit.conftest import stacked_pack
 
 pytestmark = pytest.mark.timeout(60)
@@ -133,6 +133,24 @@ def test_r11_2_eight_threads_spending_one_players_chips_at_eight_tables_never_ov
     assert len(debits) == len(won)
 
 
+# --- R11.1: buy-ins for different players never contend --------------------------------
+
+def test_r11_1_thirty_two_buy_ins_for_thirty_two_players_at_once_never_conflict(ledger):
+    """R11.1: the treasury's side of a buy-in is the player's own entry, so 32 buy-ins for
+    32 players sent at once are each applied at the first attempt: no race is lost, no
+    409, every player holds their chips and the treasury minus all of them."""
+    players = [new_player(ledger, f"P{i}") for i in range(32)]
+    lost: list[str] = []
+    ledger.race_lost = lost.append
+
+    results = race([lambda p=p, i=i: ledger.buy_in(p, 10 + i) for i, p in enumerate(players)])
+
+    assert [r for r in results if isinstance(r, BaseException)] == []
+    assert lost == []
+    assert [ledger.player_account(p).balance for p in players] == [10 + i for i in range(32)]
+    assert treasury_balance(ledger) == -sum(10 + i for i in range(32))
+
+
 # --- many threads on one deal ----------------------------------------------------------
 
 # Five players and a banker; first round P1..P5 then the banker, second round likewise.
@@ -217,7 +235,7 @@ def test_eight_threads_acting_on_one_deal_never_corrupt_it(ledger, store_setting
         assert ledger.player_account(p).balance == 100 + changes.get(player_account(p), 0)
         assert_consistent_account(account_events(ledger, p))
     total = sum(ledger.player_account(p).balance for p in seated)
-    assert total == 600 == -ledger.account(TREASURY_ID).balance
+    assert total == 600 == -treasury_balance(ledger)
     table_id = deal.engine.table_id
     assert ledger.start_deal(table_id).result["table_id"] == table_id  # the table was freed
 

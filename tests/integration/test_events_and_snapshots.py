@@ -31,6 +31,7 @@ from tests.integration.ledger_views import (
     seat_club,
     table_picture,
     topic,
+    treasury_balance,
 )
 
 AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook)
@@ -255,11 +256,11 @@ def test_an_account_is_snapshotted_every_100_events_and_read_back(ledger, store_
     snapshots = list(ledger.snapshots.get(UUID(pat)))
     assert [s.originator_version for s in snapshots] == [100, 200]
     assert [s.state["balance"] for s in snapshots] == [2 * 99, 2 * 199]
-    assert [s.originator_version for s in ledger.snapshots.get(TREASURY_ID)] == [100, 200]
+    assert list(ledger.snapshots.get(TREASURY_ID)) == []  # its balance is derived
     with fresh_ledger(store_settings) as again:
         account = again.player_account(pat)
         assert (account.version, account.balance) == (251, 500)
-        assert again.account(TREASURY_ID).balance == -500
+        assert treasury_balance(again) == -500
         assert again.repository.get(UUID(pat), version=150).balance == 2 * 149
 
 

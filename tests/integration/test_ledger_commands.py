@@ -23,6 +23,7 @@ from tests.integration.ledger_views import (
     picture,
     seat_club,
     topic,
+    treasury_balance,
 )
 from tests.unit.conftest import stacked_pack
 
@@ -44,7 +45,7 @@ def test_a_buy_in_and_a_cash_out_move_chips_between_the_treasury_and_the_player(
     assert cashed.position is not None and bought.position is not None
     assert cashed.position > bought.position
     assert ledger.player_account(player).balance == 70
-    assert ledger.account(TREASURY_ID).balance == -70
+    assert treasury_balance(ledger) == -70
     entries = events_of(ledger, player)
     assert [type(e).__name__ for e in entries] == ["Opened", "Credited", "Debited"]
     assert [(e.amount, e.rule, e.balance_after) for e in entries[1:]] == [
@@ -53,7 +54,7 @@ def test_a_buy_in_and_a_cash_out_move_chips_between_the_treasury_and_the_player(
     with fresh_ledger(store_settings) as again:
         assert again.player_account(player).name == "Pat"
         assert again.player_account(player).balance == 70
-        assert again.account(TREASURY_ID).balance == -70
+        assert treasury_balance(again) == -70
 
 
 def test_a_cash_out_of_more_than_the_balance_is_refused_and_nothing_is_recorded(
@@ -69,7 +70,7 @@ def test_a_cash_out_of_more_than_the_balance_is_refused_and_nothing_is_recorded(
     assert refused.value.rule == "R11.2" and refused.value.status == 422
     assert head(ledger) == before
     assert ledger.player_account(player).balance == 40
-    assert ledger.account(TREASURY_ID).balance == -40
+    assert treasury_balance(ledger) == -40
     assert_read_back_identically(ledger, store_settings, players=[player])
 
 
