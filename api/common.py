@@ -50,6 +50,14 @@ def if_match() -> int | None:
     return int(digits)
 
 
+def creation_key() -> str | None:
+    """The Idempotency-Key of a command that names no aggregate yet (it creates one, or
+    revokes by id): If-Match has nothing to match there and is ignored, but a malformed one
+    is still 400, as on every command (API.md Additions)."""
+    if_match()
+    return idempotency_key()
+
+
 def etag(version: int) -> dict[str, str]:
     return {"ETag": f'"{version}"'}
 

@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from api.auth import require, require_self_or
-from api.common import Blueprint, Shown, etag, idempotency_key, if_match, ledger
+from api.common import Blueprint, Shown, creation_key, etag, idempotency_key, if_match, ledger
 from api.histories import history
 from api.players.schemas import (
     AmountSchema,
@@ -36,7 +36,7 @@ blp = Blueprint("players", __name__, url_prefix="/v1/players", description="Play
 def register_player(body: dict[str, Any]) -> Outcome:
     """Register a player; the answer shows their token once."""
     require("operator")
-    return ledger().register_player(body["name"], key=idempotency_key(), with_token=True)
+    return ledger().register_player(body["name"], key=creation_key(), with_token=True)
 
 
 @blp.read("/<uuid:player_id>", PlayerSchema, etag=True)

@@ -12,8 +12,8 @@ from api.common import (
     Blueprint,
     Shown,
     command_options,
+    creation_key,
     etag,
-    idempotency_key,
     if_match,
     ledger,
     shown,
@@ -84,7 +84,7 @@ def open_table(body: Body) -> Outcome:
     return ledger().open_table(
         name=body["name"], seats=[str(s) for s in body["seats"]],
         banker=str(banker) if banker else None, rules=body["rules"], pack=body["pack"],
-        key=idempotency_key(), actor=who.id)
+        key=creation_key(), actor=who.id)
 
 
 @blp.read("/<uuid:table_id>", TableSchema, etag=True)

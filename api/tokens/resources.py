@@ -6,7 +6,7 @@ from typing import Any
 from uuid import UUID
 
 from api.auth import require
-from api.common import Blueprint, idempotency_key, ledger
+from api.common import Blueprint, creation_key, ledger
 from api.reads import page, read_store
 from api.tokens.schemas import TokenCreateSchema, TokenSchema, TokensQuerySchema, TokensSchema
 from application import Outcome
@@ -21,7 +21,7 @@ def create_token(body: dict[str, Any]) -> Outcome:
     """The treasurer issues an operator or treasurer token, shown once."""
     require("treasurer")
     return ledger().create_token(body["role"], label=body.get("label"),
-                                 expires_at=body.get("expires_at"), key=idempotency_key())
+                                 expires_at=body.get("expires_at"), key=creation_key())
 
 
 @blp.read("", TokensSchema, query=TokensQuerySchema)
@@ -39,7 +39,7 @@ def revoke_token(token_id: UUID) -> None:
     """The treasurer revokes a token: every worker refuses it from the next request on."""
     who = require("treasurer")
     ledger().revoke_token(UUID(_token_key(str(token_id))), str(token_id), by=who.id,
-                          key=idempotency_key())
+                          key=creation_key())
 
 
 def _token_key(principal_id: str) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from api.auth import require
-from api.common import Blueprint, idempotency_key, ledger
+from api.common import Blueprint, creation_key, ledger
 from api.reads import page, read_store
 from api.schemas import CursorQuerySchema
 from api.webhooks.schemas import (
@@ -28,7 +28,7 @@ def create_webhook(body: dict[str, Any]) -> Outcome:
     """Subscribe a URL to event types; the answer shows the signing secret once."""
     who = require("treasurer")
     return ledger().create_webhook(body["url"], body["events"], created_by=who.id,
-                                   key=idempotency_key())
+                                   key=creation_key())
 
 
 @blp.read("", WebhooksSchema, query=CursorQuerySchema)

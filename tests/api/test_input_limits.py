@@ -197,6 +197,25 @@ def test_a_malformed_if_match_is_400_on_every_command(club: Club, value: str) ->
     assert problem(response, 400)["errors"].keys() == {"If-Match"}
 
 
+@pytest.mark.parametrize("path, body", [
+    ("/v1/players", {"name": "Quinn"}),
+    ("/v1/tables", {"name": "Spare", "seats": []}),
+    ("/v1/tokens", {"role": "operator"}),
+    ("/v1/webhooks", {"url": "http://127.0.0.1:9/hook", "events": ["deal.settled"]}),
+])
+def test_a_malformed_if_match_is_400_on_a_command_that_creates(club: Club, path: str,
+                                                               body: dict[str, object]) -> None:
+    """API.md Additions: a malformed If-Match is 400 on every command; where the command
+    creates an aggregate a well-formed one has nothing to match and is ignored, but a
+    malformed one is refused and nothing is created."""
+    before = club.head()
+
+    response = club.client.post(path, json=body, headers={**club.treasurer, "If-Match": "x"})
+
+    assert problem(response, 400)["errors"].keys() == {"If-Match"}
+    assert club.head() == before
+
+
 @pytest.mark.parametrize("key", ["", "k" * 201, "ké", "a\tb"],
                          ids=["empty", "long", "non-ascii", "tab"])
 def test_a_malformed_idempotency_key_is_400(club: Club, key: str) -> None:
