@@ -4,7 +4,7 @@ A face-down card is shown only to its holder, and in recorded mode to staff, who
 cards at the physical table; every other viewer, the treasurer included, sees null. The
 banker looks at their own first card only when deciding to double (R10.3) and at both once
 the second round is out (R3.4, R3.7). Once the deal is settled or void every card is shown,
-but for the first card of a player who sat the deal out: it went under the pack unseen
+but for the first card of a player who sat the deal out: it goes under the pack unseen
 (R3.5), and their hands are empty.
 """
 
@@ -49,7 +49,7 @@ def deal_view(deal: DealAggregate, viewer: Principal, position: int | None) -> d
                  "shoot_bet": hand.shoot_bet, "status": hand.status,
                  "bought": list(hand.bought), "twisted": hand.twisted}
                 for hand in engine.hands.get(player, [])],
-             "sat_out": engine.sat_out.get(player)}  # R3.5: their card went under the pack
+             "sat_out": engine.sat_out.get(player)}  # R3.5: their card is kept unseen
             for player in engine.dealt_in],
         "kitty": engine.kitty if engine.rules.shoot else 0,
         "commitment": engine.commitment,

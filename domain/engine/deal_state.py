@@ -35,6 +35,7 @@ class DealState(f.FactState):
         self.dealt_in: list[str] = []  # every player dealt a first card, in turn order
         self.order: list[str] = []  # those still in the deal (R3.5: less those who sat out)
         self.sat_out: dict[str, str] = {}  # player: why they sat this deal out (R3.5)
+        self.unseen: dict[str, list[str]] = {}  # their face-down first card, kept unseen
         self.hands: dict[str, list[Hand]] = {}
         self.pack: deque[str] | None = None
         self.in_play: Counter[str] = Counter()  # recorded mode: cards out of the pack
@@ -126,9 +127,10 @@ class DealState(f.FactState):
         self._next_in_round(after_staking=True)
 
     def _sat_out(self, e: f.PlayerSatOut) -> None:
-        """R3.5: the player leaves the turn order; their first card goes under the pack."""
+        """R3.5: the player leaves the turn order; their first card stays unseen and goes to
+        the bottom of the pack with the other used cards at the end of the deal (R1.4)."""
         assert self.turn_index is not None and self.order[self.turn_index] == e.player
-        self._return_cards(self.hands.pop(e.player)[0].cards)
+        self.unseen[e.player] = self.hands.pop(e.player)[0].cards
         self.order.remove(e.player)
         self.sat_out[e.player] = e.reason
         self._end_of_round(after_staking=True)

@@ -179,13 +179,18 @@ def _next_banker(deal: DealState, banker_grade: int | None) -> tuple[str, str | 
 
 
 def pack_after(deal: DealState) -> list[str] | None:
-    """R1.4, R1.5: used cards go under the pack: hands in table order, then the banker's."""
+    """R1.4, R1.5: used cards go under the pack in table order: each player's hands in turn
+    (a player who sat the deal out, their unseen first card, R3.5), then the banker's."""
     if deal.pack is None:
         return None
     pack = list(deal.pack)
-    for _, _, hand in deal.all_hands():
-        if not hand.returned:
-            pack.extend(hand.cards)
+    for player in deal.dealt_in:
+        if player in deal.unseen:
+            pack.extend(deal.unseen[player])
+            continue
+        for hand in deal.hands[player]:
+            if not hand.returned:
+                pack.extend(hand.cards)
     pack.extend(deal.banker_cards)
     return pack
 

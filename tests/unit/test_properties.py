@@ -328,7 +328,8 @@ def test_r1_no_card_is_lost_or_duplicated_across_deals(spec: GameSpec) -> None:
     and the banker's cards hold them all. R1.4, R1.5: a deal starts from the pack as the
     last one left it unless it must be shuffled, which is after a pontoon (R2.5, R10.6) or a
     deal void because the pack ran out (R1.6), not one void because every player sat it out
-    (R3.5); otherwise the used cards go under the pack in table order."""
+    (R3.5); otherwise the used cards go under the pack in table order, the unseen card of a
+    player who sat out in that player's place (R3.5)."""
 
     def check(game: Game) -> None:
         table = game.table
@@ -342,6 +343,8 @@ def test_r1_no_card_is_lost_or_duplicated_across_deals(spec: GameSpec) -> None:
             for _, _, hand in deal.all_hands():
                 if not hand.returned:
                     held.update(hand.cards)
+            for unseen in deal.unseen.values():
+                held.update(unseen)
             held.update(deal.banker_cards)
             assert held == full, (f"cards lost {sorted((full - held).elements())}, "
                                   f"doubled {sorted((held - full).elements())}")
@@ -361,8 +364,10 @@ def test_r1_no_card_is_lost_or_duplicated_across_deals(spec: GameSpec) -> None:
         assert table.needs_shuffle == (pontoon or ran_out), (
             f"pontoon held: {pontoon}, phase {deal.phase}, needs shuffle {table.needs_shuffle}")
         if not table.needs_shuffle:  # R1.5: hands in table order, then the banker's
-            used = [card for _, _, hand in deal.all_hands() if not hand.returned
-                    for card in hand.cards]
+            used = [card for player in deal.dealt_in
+                    for card in (deal.unseen[player] if player in deal.unseen else
+                                 [c for hand in deal.hands[player] if not hand.returned
+                                  for c in hand.cards])]
             assert table.pack == [*deal.pack, *used, *deal.banker_cards]
 
     Game(spec, after_command=check, after_deal=deal_over).run()

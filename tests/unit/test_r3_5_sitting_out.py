@@ -1,5 +1,6 @@
 """R3.5's Decision: a player who, when their turn to stake comes, no longer holds the minimum
-stake sits the deal out. Their first card goes under the pack unseen (R1.4), the deal
+stake sits the deal out. Their first card stays unseen and goes under the pack with the
+other used cards at the end of the deal (R1.4, R1.5), the deal
 records why, and staking goes on with the next player; with no player but the banker left
 the deal is void (no refunds: nobody staked) and the pack is kept.
 
@@ -92,7 +93,7 @@ def test_r3_5_a_player_whose_chips_went_to_another_table_sits_out_and_the_deal_i
 def test_r3_5_staking_passes_over_a_short_player_in_the_stake_before_theirs():
     """R3.5: at B Sam stakes before Pat. Pat's chips went to A first, so Sam's stake brings
     staking to Pat, who sits out in the same command; the second round goes to Sam and the
-    banker only, and Pat's first card lies under the pack."""
+    banker only, and Pat's first card is kept unseen for the end of the deal (R1.4)."""
     t = two_tables(("Bob", "Sam", "Pat"), top=["9S", "9C", "KD", "8S", "QD"])
     sam, pat = t.id("Sam"), t.id("Pat")
     t.a.act("Pat", "stake", amount=10)
@@ -105,7 +106,7 @@ def test_r3_5_staking_passes_over_a_short_player_in_the_stake_before_theirs():
     assert [(x.player, x.card) for x in facts[2:4]] == [(sam, "8S"), (t.id("Bob"), "QD")]
     deal = t.b.deal
     assert deal.order == [sam] and deal.dealt_in == [sam, pat]
-    assert deal.turn == (sam, 0) and deal.pack[-1] == "9C"
+    assert deal.turn == (sam, 0) and "9C" not in deal.pack and deal.unseen == {pat: ["9C"]}
 
 
 def test_r3_5_staking_goes_on_with_the_next_player_after_one_sits_out():
@@ -125,20 +126,21 @@ def test_r3_5_staking_goes_on_with_the_next_player_after_one_sits_out():
     assert t.club.chips(pat) == 0 and t.club.chips(sam) == 90
 
 
-def test_r3_5_the_card_of_a_player_who_sat_out_goes_under_the_pack_before_the_used_cards():
-    """R3.5 with R1.4, R1.5: Pat's first card went under the pack when he sat out, unseen
-    and never in a hand; at the end of the deal the used cards follow it in table order."""
+def test_r3_5_the_card_of_a_player_who_sat_out_goes_under_the_pack_with_the_used_cards():
+    """R3.5 with R1.4, R1.5: Pat's first card stays unseen, never in a hand, and goes to the
+    bottom of the pack with the other used cards at the end of the deal, in table order:
+    Pat's place comes before Sam's, then the banker's cards."""
     t = two_tables(("Bob", "Pat", "Sam"), top=["9C", "9S", "KD", "8S", "QD"])
     t.a.act("Pat", "stake", amount=10)
     t.b.act("Pat", "stake", amount=10)
     t.b.act("Sam", "stake", amount=10)
     rest = list(t.b.deal.pack)
-    assert rest[-1] == "9C"
+    assert "9C" not in rest
 
     t.b.act("Sam", "stick")
     t.b.act("Bob", "stay")
 
-    assert t.b.deal.settlement.pack_after == [*rest, "9S", "8S", "KD", "QD"]
+    assert t.b.deal.settlement.pack_after == [*rest, "9C", "9S", "8S", "KD", "QD"]
     assert t.b.table.pack == t.b.deal.settlement.pack_after
     assert {r["player"] for r in t.b.deal.settlement.results} == {t.id("Sam")}
 
@@ -203,8 +205,8 @@ def test_r3_5_a_deal_with_a_player_who_sat_out_replays_and_decides_again(seats):
 
 def test_r3_5_at_a_recorded_table_the_second_round_leaves_out_who_sat_out():
     """R3.5 with R1.7: at a recorded table Sam's stake brings staking to Pat, who sits out;
-    the operator enters the second round for Sam and the banker only, Pat's card goes back
-    to what the packs may still deal, and the deal decides again from its facts."""
+    the operator enters the second round for Sam and the banker only, Pat's card stays one
+    of this deal's used cards (R1.4), and the deal decides again from its facts."""
     t = two_tables(("Bob", "Sam", "Pat"), recorded=["9S", "9C", "KD"])
     t.a.act("Pat", "stake", amount=10)
 
@@ -212,5 +214,5 @@ def test_r3_5_at_a_recorded_table_the_second_round_leaves_out_who_sat_out():
 
     assert [type(x).__name__ for x in facts][:2] == ["StakePlaced", "PlayerSatOut"]
     assert t.b.deal.hands[t.id("Sam")][0].cards == ["9S", "8S"]
-    assert t.b.deal.in_play["9C"] == 0 and t.b.deal.phase == "playing"
+    assert t.b.deal.in_play["9C"] == 1 and t.b.deal.phase == "playing"
     assert verify_deal(history(t.b)).replayed, verify_deal(history(t.b)).differences
