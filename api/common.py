@@ -77,9 +77,13 @@ def positioned(outcome: Outcome) -> dict[str, Any]:
 
 def shown(outcome: Outcome, view: Callable[..., dict[str, Any]], *, kind: str) -> Shown:
     """The aggregate (`kind`: table or deal) at the version the command saved, not a later
-    one a concurrent command may have saved since, with that version as the ETag."""
-    aggregate = ledger().repository.get(UUID(outcome.result[f"{kind}_id"]),
-                                        version=outcome.result["version"])
+    one a concurrent command may have saved since, with that version as the ETag: the one
+    the command saved, as it left it; read at that version only for a repeat answered
+    from its receipt."""
+    aggregate_id, version = UUID(outcome.result[f"{kind}_id"]), outcome.result["version"]
+    aggregate = outcome.saved.get(aggregate_id)
+    if aggregate is None or aggregate.version != version:
+        aggregate = ledger().repository.get(aggregate_id, version=version)
     return view(aggregate, position=outcome.position), etag(aggregate.version)
 
 

@@ -9,14 +9,15 @@ applied at most once: its receipt is saved in the same transaction as its events
 
 from __future__ import annotations
 
-import contextlib
+import copy
 import hashlib
 import json
 import random
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -24,6 +25,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
 
+from application.cache import AggregateCache, fast_forward
 from domain.aggregates import (
     TREASURY_ID,
     Account,
@@ -39,17 +41,23 @@ from domain.aggregates import (
 from domain.engine import facts as f
 from domain.engine.postings import TREASURY, Posting
 from domain.engine.table import Table
-from domain.errors import Conflict, NotAllowed, NotFound
+from domain.errors import Conflict, NotAllowed, NotFound, PontoonError
 
 A = TypeVar("A", bound=Aggregate)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a command answers: a JSON-safe result and the position of its last event."""
+    """What a command answers: a JSON-safe result and the position of its last event.
+
+    `saved`: the aggregates the command saved, by id, as it left them (not compared: a
+    repeat answered from its receipt has none), so the API shows the deal or table it acted
+    on without reading it again. They are the process's cached entries: read, never change.
+    """
 
     result: dict[str, Any]
     position: int | None
+    saved: Mapping[UUID, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 class _TableState(Transcoding):
@@ -66,6 +74,7 @@ class _TableState(Transcoding):
 
 
 Decision = tuple[Sequence[Aggregate | None], dict[str, Any]]
+CACHE_SIZE = 2000  # aggregates each process keeps (COMMAND_CACHE_MAXSIZE, config/)
 
 
 class LedgerBase(Application[UUID]):
@@ -78,6 +87,10 @@ class LedgerBase(Application[UUID]):
         super().__init__(env)
         self.new_seed = new_seed or (lambda: secrets.token_hex(32))
         self.attempts = attempts
+        self.cache = AggregateCache(int(self.env.get("COMMAND_CACHE_MAXSIZE") or CACHE_SIZE))
+        # What the command being decided on this thread has read: shared entries, and the
+        # private copies handed out (application/cache.py).
+        self._reads = threading.local()
         # Told the command's name each time a command lost a race and is decided again
         # (the API counts them in its metrics).
         self.race_lost: Callable[[str], None] = lambda name: None
@@ -107,32 +120,54 @@ class LedgerBase(Application[UUID]):
 
     def _command(self, name: str, request: Mapping[str, Any], key: str | None,
                  decide: Callable[[], Decision], *, secret: Sequence[str] = ()) -> Outcome:
+        """Decide and save once, retried from fresh state after a lost race.
+
+        With a key, the receipt is the save's last aggregate, so its event's position is
+        the command's. A repeat is never looked for beforehand (it is rare): a repeated
+        command either fails to decide (it is out of turn now, its If-Match is stale...) or
+        its save conflicts on the receipt, which already exists; only then is the receipt
+        read, and its first answer given (docs/decisions.md 69).
+        """
         request_hash = hashlib.sha256(json.dumps([name, request], sort_keys=True,
                                                  default=str).encode()).hexdigest()
         for attempt in range(self.attempts):
+            self._reads.shared, self._reads.mine = {}, {}
             try:
-                if key is not None:
-                    repeated = self._repeat(key, request_hash)
-                    if repeated is not None:
-                        return repeated
-                aggregates, result = decide()
+                aggregates, result = self._decided(decide, key, request_hash)
                 kept = {k: None if k in secret else v for k, v in result.items()}
                 receipt = Receipt.record(key, request_hash, kept) if key is not None else None
                 recordings = self.save(*aggregates, receipt)
+            except _Repeated as repeated:
+                return repeated.outcome
             except IntegrityError:
+                if key is not None and (repeat := self._repeat(key, request_hash)):
+                    return repeat
                 # Lost a race: wait a little, longer each time, and decide again from
                 # fresh state (jitter keeps racing threads from colliding in step).
                 self.race_lost(name)
                 time.sleep(random.uniform(0, 0.002 * 2 ** min(attempt, 6)))
                 continue
+            finally:
+                self._reads.shared = self._reads.mine = None
+            saved = {a.id: a for a in aggregates if a is not None}
+            for aggregate in saved.values():
+                self.cache.put(aggregate)
             position = max((r.notification.id for r in recordings), default=None)
-            if receipt is not None and position is not None:
-                self._note_position(receipt, position)
-            return Outcome(result, position)
+            return Outcome(result, position, saved)
         raise Conflict(f"the {name.replace('_', ' ')} lost a race with other commands "
                        f"{self.attempts} times; send it again")
 
+    def _decided(self, decide: Callable[[], Decision], key: str | None, request_hash: str
+                 ) -> Decision:
+        try:
+            return decide()
+        except PontoonError:
+            if key is not None and (repeat := self._repeat(key, request_hash)):
+                raise _Repeated(repeat) from None
+            raise
+
     def _repeat(self, key: str, request_hash: str) -> Outcome | None:
+        """The first answer to a command with this key, if there was one."""
         try:
             receipt: Any = self.repository.get(receipt_id(key))
         except AggregateNotFoundError:
@@ -141,29 +176,81 @@ class LedgerBase(Application[UUID]):
         if receipt.request_hash != request_hash:
             raise NotAllowed("this Idempotency-Key was already used for a different command; "
                              "use a new key for a new command")
+        # Noted by a second save before docs/decisions.md 69; now the receipt's own position.
         position = receipt.position
-        if position is None:  # the first answer's position was not noted: a safe upper bound
-            position = self.recorder.max_notification_id()
+        if position is None:
+            position = self._position_of(receipt.id)
         return Outcome(receipt.result, position)
 
-    def _note_position(self, receipt: Receipt, position: int) -> None:
-        """Remember the first answer's position, so a repeat answers it exactly."""
-        receipt.note_position(position)
-        with contextlib.suppress(IntegrityError):  # another repeat noted it first
-            self.save(receipt)
+    def _position_of(self, receipt_key: UUID) -> int | None:
+        exact = getattr(self.recorder, "position_of", None)
+        if exact is not None:
+            found: int | None = exact(receipt_key, 1)
+            return found
+        return self.recorder.max_notification_id()  # the in-memory store: an upper bound
 
     def _load(self, cls: type[A], aggregate_id: str, what: str, referenced: bool) -> A:
         try:
-            aggregate: Any = self.repository.get(UUID(str(aggregate_id)))
-        except (AggregateNotFoundError, ValueError):
+            key = UUID(str(aggregate_id))
+        except ValueError:
             raise _missing(what, aggregate_id, referenced) from None
+        mine: dict[UUID, Any] | None = getattr(self._reads, "mine", None)
+        if mine is not None and key in mine:
+            aggregate = mine[key]
+        else:
+            shared = getattr(self._reads, "shared", None) or {}
+            entry = shared[key] if key in shared else self._current([key]).get(key)
+            aggregate = None if entry is None else copy.deepcopy(entry)
+            if mine is not None:
+                mine[key] = aggregate
         if not isinstance(aggregate, cls):
             raise _missing(what, aggregate_id, referenced)
         return aggregate
 
+    def _read_ahead(self, *aggregate_ids: UUID | str | None) -> None:
+        """Read these aggregates now, in one round trip, for the command being decided: its
+        loads then find them. Ids that name nothing are found missing when loaded."""
+        shared: dict[UUID, Any] | None = getattr(self._reads, "shared", None)
+        if shared is None:
+            return  # not deciding a command: each load reads for itself
+        wanted = [i for i in dict.fromkeys(_uuids(aggregate_ids))
+                  if i not in shared and i not in self._reads.mine]
+        if wanted:
+            found = self._current(wanted)
+            shared.update({i: found.get(i) for i in wanted})
+
+    def cached(self, aggregate_id: UUID) -> Any | None:
+        """This process's last known state of an aggregate, maybe stale: a hint of what a
+        command will read (never decide on it; never change it)."""
+        return self.cache.peek(aggregate_id)
+
+    def _current(self, ids: Sequence[UUID]) -> dict[UUID, Any]:
+        """Each aggregate as stored now, shared with the cache (copy it to change it):
+        cached ones fast-forwarded in one round trip, others rebuilt and then cached."""
+        entries, missing = [], []
+        for aggregate_id in ids:
+            entry = self.cache.peek(aggregate_id)
+            if entry is None:
+                missing.append(aggregate_id)
+            else:
+                entries.append(entry)
+        found = fast_forward(entries, self.recorder, self.mapper)
+        for aggregate in found.values():
+            self.cache.put(aggregate)
+        for aggregate_id in missing:
+            try:
+                rebuilt: Any = self.repository.get(aggregate_id)
+            except AggregateNotFoundError:
+                continue
+            self.cache.put(rebuilt)
+            found[aggregate_id] = rebuilt
+        return found
+
     def _accounts_of(self, player_ids: Iterable[str], *, referenced: bool = False
                      ) -> dict[UUID, Account]:
         accounts = {}
+        player_ids = list(player_ids)
+        self._read_ahead(*player_ids)
         for player_id in player_ids:
             account = self.player_account(player_id, referenced=referenced)
             accounts[account.id] = account
@@ -180,6 +267,10 @@ class LedgerBase(Application[UUID]):
         cash-outs for different players then never contend for one treasury aggregate.
         """
         ids = []
+        postings = list(postings)
+        self._read_ahead(*(_account_id(name) for posting, *_ in postings
+                           for name in (posting.from_account, posting.to_account)
+                           if name != TREASURY))
         for posting, source, deal_id, table_id in postings:
             posting_id = new_posting_id(*source)
             ids.append(posting_id)
@@ -196,6 +287,13 @@ class LedgerBase(Application[UUID]):
                              table_id=table_id, hand=posting.hand)
         return ids
 
+class _Repeated(Exception):
+    """A repeated command found its receipt: answer the first outcome."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+
+
 def _postings_of(decided: list[f.Fact], source_id: UUID, first_version: int,
                  deal_id: str | None, table_id: str | None
                  ) -> list[tuple[Posting, tuple[UUID, int, int], str | None, str | None]]:
@@ -206,6 +304,17 @@ def _postings_of(decided: list[f.Fact], source_id: UUID, first_version: int,
             out.append((posting, (source_id, first_version + offset, index), deal_id,
                         table_id))
     return out
+
+
+def _uuids(values: Iterable[UUID | str | None]) -> Iterable[UUID]:
+    for value in values:
+        if isinstance(value, UUID):
+            yield value
+        elif value is not None:
+            try:
+                yield UUID(value)
+            except ValueError:
+                continue
 
 
 def _account_id(name: str) -> UUID | None:

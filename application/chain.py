@@ -10,6 +10,13 @@ its log hash), created by migrations/0003_event_chain.py:
 - on SQLite the recorder computes it in Python after inserting the events, in the same
   transaction (SQLite has no SHA-256 of its own; its writes are serialised already).
 
+They also read what commands need in one round trip: the events of several aggregates
+after the versions a process knows (application/cache.py), and the position an idempotency
+receipt was recorded at (application/base.py). On PostgreSQL they insert a command's events
+with one call of `ledger_insert_events` (migrations/0009_insert_function.py), which takes the
+table's lock and inserts inside the database: the lock is held for the insert alone, never
+across a round trip to a worker that may be waiting for its GIL (docs/decisions.md 70).
+
 The application chooses these classes with APPLICATION_RECORDER_TOPIC (config/).
 """
 
@@ -19,14 +26,17 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
+from eventsourcing.utils import retry
+from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
 from domain.integrity import GENESIS, Checkpoint, event_hash, log_hash
 
 HASHES = "event_hashes"
+INSERT_FUNCTION = "ledger_insert_events"  # migrations/0009_insert_function.py
 
 
 class HashRow(NamedTuple):
@@ -83,6 +93,29 @@ class SQLiteChainRecorder(SQLiteApplicationRecorder):
         # A missing predecessor can only be tampering: chain from zeros, verify names it.
         return bytes(row[0]) if row else GENESIS
 
+    def select_events_after(self, known: Sequence[tuple[UUID, int]]
+                            ) -> dict[UUID, list[StoredEvent]]:
+        """The events of each aggregate after the version given, in one read transaction."""
+        found: dict[UUID, list[StoredEvent]] = {}
+        with self.datastore.transaction(commit=False) as c:
+            for originator_id, version in known:
+                c.execute("SELECT originator_version, topic, state FROM stored_events WHERE "
+                          "originator_id = ? AND originator_version > ? ORDER BY "
+                          "originator_version", (originator_id.hex, version))
+                rows = c.fetchall()
+                if rows:
+                    found[originator_id] = [StoredEvent(originator_id, r[0], r[1], r[2])
+                                            for r in rows]
+        return found
+
+    def position_of(self, originator_id: UUID, version: int) -> int | None:
+        """The position (notification id) an event was recorded at."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute("SELECT rowid FROM stored_events WHERE originator_id = ? AND "
+                      "originator_version = ?", (originator_id.hex, version))
+            row = c.fetchone()
+            return int(row[0]) if row else None
+
     def select_hashes(self, after: int, upto: int | None, limit: int | None = None
                       ) -> list[HashRow]:
         """The hash rows at positions after `after` (and up to `upto`), in order."""
@@ -119,10 +152,74 @@ class SQLiteChainRecorder(SQLiteApplicationRecorder):
 
 
 class PostgresChainRecorder(PostgresApplicationRecorder):
-    """Writes as the library does (the trigger hashes); reads the chain for verify."""
+    """Inserts in one call of the insert function (the trigger hashes); reads several
+    aggregates' new events at once; reads the chain for verify."""
+
+    def __init__(self, datastore: PostgresDatastore, **kwargs: Any) -> None:
+        super().__init__(datastore, **kwargs)
+        events = self._table(self.events_table_name)
+        self._select_after = SQL(
+            "SELECT e.originator_id, e.originator_version, e.topic, e.state "
+            "FROM unnest(%s::uuid[], %s::bigint[]) AS k(id, version) "
+            "JOIN {} e ON e.originator_id = k.id AND e.originator_version > k.version "
+            "ORDER BY e.originator_id, e.originator_version").format(events)
+        self._position = SQL("SELECT notification_id FROM {} WHERE originator_id = %s "
+                             "AND originator_version = %s").format(events)
+        self._insert_call = SQL("SELECT * FROM {}(%s::{}[], %s)").format(
+            self._table(INSERT_FUNCTION), self._table(self.stored_event_type_name))
+        self._function_exists: bool | None = None
 
     def _table(self, name: str) -> Any:
         return SQL("{}.{}").format(Identifier(self.datastore.schema), Identifier(name))
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any
+                      ) -> Sequence[int] | None:
+        """One statement, one round trip: the function locks the events table (so position
+        order is commit order, as the library's insert keeps it), inserts, and the trigger
+        hashes; the statement's own transaction commits and releases the lock on the
+        server. Without the function (a store not migrated yet) the library's insert runs."""
+        if not stored_events:
+            return []
+        if not self._has_insert_function():
+            inserted: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
+            return inserted
+        events = [self.construct_pg_stored_event(e.originator_id, e.originator_version,
+                                                 e.topic, e.state) for e in stored_events]
+        with self.datastore.get_connection() as conn, \
+                conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(self._insert_call, (events, f"{self.datastore.lock_timeout}s"),
+                         prepare=True)
+            return [int(row[0]) for row in curs.fetchall()]
+
+    def _has_insert_function(self) -> bool:
+        if self._function_exists is None:
+            query = SQL("SELECT to_regproc(%s) IS NOT NULL")
+            name = f"{self.datastore.schema}.{INSERT_FUNCTION}"
+            with self.datastore.get_connection() as conn, \
+                    conn.cursor(row_factory=tuple_row) as curs:
+                row = curs.execute(query, (name,)).fetchone()
+            self._function_exists = bool(row and row[0])
+        return self._function_exists
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def select_events_after(self, known: Sequence[tuple[UUID, int]]
+                            ) -> dict[UUID, list[StoredEvent]]:
+        """The events of each aggregate after the version given: one statement."""
+        found: dict[UUID, list[StoredEvent]] = {}
+        with self.datastore.get_connection() as conn, \
+                conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(self._select_after, ([i for i, _ in known], [v for _, v in known]),
+                         prepare=True)
+            for originator_id, version, topic, state in curs.fetchall():
+                found.setdefault(originator_id, []).append(
+                    StoredEvent(originator_id, version, topic, bytes(state)))
+        return found
+
+    def position_of(self, originator_id: UUID, version: int) -> int | None:
+        """The position (notification id) an event was recorded at."""
+        rows = self._rows(self._position, (originator_id, version))
+        return int(rows[0]["notification_id"]) if rows else None
 
     def _rows(self, query: Any, params: Sequence[Any]) -> list[Any]:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:

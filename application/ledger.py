@@ -32,6 +32,14 @@ from domain.engine.table import Table
 __all__ = ["Ledger", "Outcome"]
 
 
+def _is_uuid(value: str) -> bool:
+    try:
+        UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
 def chip_count(amount: int) -> str:
     """`1 chip`, `5 chips`: reasons are read by people."""
     return f"{amount} chip{'' if amount == 1 else 's'}"
@@ -133,6 +141,7 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
                      key: str | None = None, actor: str | None = None,
                      expected_version: int | None = None) -> Outcome:
         def decide() -> Decision:
+            self._read_ahead(table_id, player_id)
             table = self.table(table_id, expected_version)
             accounts = self._accounts_of([player_id], referenced=True)
             chips = accounts[UUID(player_id)].balance
@@ -207,6 +216,9 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
                    key: str | None = None, actor: str | None = None,
                    expected_version: int | None = None) -> Outcome:
         def decide() -> Decision:
+            known = self.cached(UUID(table_id)) if _is_uuid(table_id) else None
+            self._read_ahead(table_id, *(known.engine.seats if isinstance(
+                known, TableAggregate) else ()))
             table = self.table(table_id, expected_version)
             others = [p for p in table.engine.seats if p != table.engine.banker]
             accounts = self._accounts_of(others)
@@ -229,6 +241,7 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
                    "amount": amount, "cards": cards}
 
         def decide() -> Decision:
+            self._read_ahead(deal_id, player_id, *self._act_hint(deal_id))
             deal = self.deal(deal_id, expected_version)
             accounts = self._accounts_of([player_id], referenced=True)
             chips = accounts[UUID(player_id)].balance
@@ -243,6 +256,21 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
             saved = self._after_deal_facts(deal, None, decided, first, accounts, actor)
             return saved, {"deal_id": deal_id, "version": deal.version}
         return self._command("act", request, key, decide)
+
+    def _act_hint(self, deal_id: str) -> list[str]:
+        """What an action will likely read besides the deal and its player, by this
+        process's last sight of the deal: the players still to stake, and the table when the
+        banker's turn may end the deal. Read ahead with them; whatever else it needs it
+        reads as it goes."""
+        try:
+            known = self.cached(UUID(deal_id))
+        except ValueError:
+            return []
+        if not isinstance(known, DealAggregate):
+            return []
+        engine = known.engine
+        return [*engine.still_to_stake(), *([engine.table_id] if engine.phase == "banker"
+                                            else [])]
 
     def _after_deal_facts(self, deal: DealAggregate, table: TableAggregate | None,
                           decided: list[f.Fact], first: int, accounts: dict[UUID, Account],

@@ -7,7 +7,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 
-from domain.aggregates.base import pinned
+from domain.aggregates.base import CheapCopy, pinned
 from domain.errors import InsufficientChips
 
 # Postings that spend a player's own chips: never allowed to overdraw (R11.2). Everything
@@ -17,7 +17,7 @@ SPENDING_RULES = frozenset({"R3.5", "R4.3", "R5.1", "R9.1", "R9.3", "R9.5", "R9.
 
 
 @pinned
-class Account(Aggregate):
+class Account(CheapCopy, Aggregate):
     """One balance: a player's chips, the club treasury, or a table's kitty (R11)."""
 
     if TYPE_CHECKING:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -50,7 +51,26 @@ def receipt_id(key: str) -> UUID:
     return uuid5(NAMESPACE_URL, f"/pontoon/idempotency/{key}")
 
 
-class FactAggregate(Aggregate):
+_SHARED = (str, int, bool, type(None), UUID, datetime)
+
+
+class CheapCopy:
+    """`copy.deepcopy` of an aggregate without the generic walk: the ledger hands out a copy
+    of a cached aggregate for each command (application/cache.py). Values that never change
+    in place (ids, times, numbers, strings) are shared, pending events (immutable) are
+    listed afresh, dicts and lists are copied, and the engine copies itself (facts.py)."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        clone = object.__new__(type(self))
+        for name, value in self.__dict__.items():
+            if not isinstance(value, _SHARED):
+                value = list(value) if type(value) is list else \
+                    dict(value) if type(value) is dict else copy.deepcopy(value, memo)
+            clone.__dict__[name] = value
+        return clone
+
+
+class FactAggregate(CheapCopy, Aggregate):
     """Shared by deals and tables: the engine decides on a copy, events apply its facts."""
 
     if TYPE_CHECKING:  # set by the created event; no dataclass fields on aggregates

@@ -27,6 +27,10 @@ class Receipt(Aggregate):
                 self.request_hash, self.result, None
 
     class PositionNoted(Aggregate.Event):
+        """Stored by a second save until docs/decisions.md 69; now a receipt's position is
+        its own event's (it is saved last with the command's events), looked up on a
+        repeat. Kept to read the receipts that have it."""
+
         position: int
 
         def apply(self, receipt: Any) -> None:
@@ -36,8 +40,5 @@ class Receipt(Aggregate):
     def record(cls, key: str, request_hash: str, result: dict[str, Any]) -> Receipt:
         return cls._create(cls.Recorded, id=receipt_id(key), request_hash=request_hash,
                            result=result)
-
-    def note_position(self, position: int) -> None:
-        self.trigger_event(self.PositionNoted, position=position)
 
 

@@ -51,6 +51,9 @@ class TableRules:
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _FIELDS}
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> TableRules:
+        return self  # frozen, and every field a str, int or bool: a copy would be the same
+
     def check(self) -> None:
         def refuse(message: str, rule: str) -> None:
             raise InvalidSetup(message, rule)

@@ -140,7 +140,7 @@ def test_the_topics_a_played_deal_stores_are_all_pinned(ledger):
     stored = {n.topic for n in notifications(ledger)}
 
     assert stored <= set(PINNED_TOPICS)
-    assert {topic(DealAggregate.DealSettled), topic(Receipt.PositionNoted),
+    assert {topic(DealAggregate.DealSettled), topic(Receipt.Recorded),
             topic(TableAggregate.KittyPutUp), topic(Token.Issued)} <= stored
 
 
