@@ -158,15 +158,19 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
     def __init__(self, datastore: PostgresDatastore, **kwargs: Any) -> None:
         super().__init__(datastore, **kwargs)
         events = self._table(self.events_table_name)
+        # LATERAL: one index range scan per aggregate, whatever the planner guesses of
+        # the arrays' length (a plain join was seen to scan the whole table).
         self._select_after = SQL(
-            "SELECT e.originator_id, e.originator_version, e.topic, e.state "
+            "SELECT k.id, e.originator_version, e.topic, e.state "
             "FROM unnest(%s::uuid[], %s::bigint[]) AS k(id, version) "
-            "JOIN {} e ON e.originator_id = k.id AND e.originator_version > k.version "
-            "ORDER BY e.originator_id, e.originator_version").format(events)
+            "CROSS JOIN LATERAL (SELECT originator_version, topic, state FROM {} "
+            "WHERE originator_id = k.id AND originator_version > k.version "
+            "ORDER BY originator_version) AS e").format(events)
         self._position = SQL("SELECT notification_id FROM {} WHERE originator_id = %s "
                              "AND originator_version = %s").format(events)
-        self._insert_call = SQL("SELECT * FROM {}(%s::{}[], %s)").format(
-            self._table(INSERT_FUNCTION), self._table(self.stored_event_type_name))
+        self._insert_call = SQL(
+            "SELECT * FROM {}(%s::uuid[], %s::bigint[], %s::text[], %s::bytea[], %s)"
+        ).format(self._table(INSERT_FUNCTION))
         self._function_exists: bool | None = None
 
     def _table(self, name: str) -> Any:
@@ -184,11 +188,12 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
         if not self._has_insert_function():
             inserted: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return inserted
-        events = [self.construct_pg_stored_event(e.originator_id, e.originator_version,
-                                                 e.topic, e.state) for e in stored_events]
+        columns = ([e.originator_id for e in stored_events],
+                   [e.originator_version for e in stored_events],
+                   [e.topic for e in stored_events], [e.state for e in stored_events])
         with self.datastore.get_connection() as conn, \
                 conn.cursor(row_factory=tuple_row) as curs:
-            curs.execute(self._insert_call, (events, f"{self.datastore.lock_timeout}s"),
+            curs.execute(self._insert_call, (*columns, f"{self.datastore.lock_timeout}s"),
                          prepare=True)
             return [int(row[0]) for row in curs.fetchall()]
 

@@ -88,7 +88,7 @@ class FactState:
         facts and postings are shared, since nothing changes them once made; anything else
         is deep-copied as before."""
         clone = object.__new__(type(self))
-        clone.__dict__.update({name: _copied(value, memo)
+        clone.__dict__.update({name: value if type(value) in _ATOMS else _copied(value, memo)
                                for name, value in self.__dict__.items()})
         return clone
 
@@ -107,12 +107,15 @@ def _copied(value: Any, memo: dict[int, Any]) -> Any:
     kind = type(value)
     if kind in _ATOMS or isinstance(value, (Fact, Posting)):
         return value
+    # Items that are strings or numbers (cards, players, flags) are taken as they are,
+    # without a call each: most of a deal's state is lists of them.
     if kind is list:
-        return [_copied(item, memo) for item in value]
+        return [item if type(item) in _ATOMS else _copied(item, memo) for item in value]
     if kind is dict:
-        return {key: _copied(item, memo) for key, item in value.items()}
+        return {key: item if type(item) in _ATOMS else _copied(item, memo)
+                for key, item in value.items()}
     if kind is deque:
-        return deque(_copied(item, memo) for item in value)
+        return deque(item if type(item) in _ATOMS else _copied(item, memo) for item in value)
     if kind is Counter:
         return Counter(value)
     return copy.deepcopy(value, memo)  # a Hand copies itself; frozen rules return themselves
