@@ -10,6 +10,7 @@ from flask import current_app, g, request
 from api.errors import Forbidden, Unauthorized
 
 STAFF = ("treasurer", "operator")
+COMMANDS = ("POST", "PUT", "PATCH", "DELETE")
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,20 @@ def principal() -> Principal:
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("send Authorization: Bearer <token>")
     services = current_app.extensions["pontoon"]
-    found = services.authenticate(token.strip())
+    deferred = request.method in COMMANDS and request.path.startswith("/v1/")
+    found = services.authenticate(token.strip(), deferred=deferred)
     if isinstance(found, str):
         raise Unauthorized(found)
     g.principal = found
     return found
+
+
+def token_changed() -> Unauthorized | None:
+    """A command found its bearer token changed (revoked) since this worker last checked
+    it: the refusal to answer (401), or None if the token is still good."""
+    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
+    found = current_app.extensions["pontoon"].reauthenticate(token)
+    return Unauthorized(found) if isinstance(found, str) else None
 
 
 def require(*roles: str) -> Principal:

@@ -9,14 +9,16 @@ import json
 import re
 from typing import Any
 
-from flask import Flask, request
+from flask import Flask, Response, request
 from marshmallow import RAISE
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from api.auth import principal
+from api.auth import principal, token_changed
+from api.errors import problem
 from api.inputs import bounded_int
+from application.base import TokenChanged
 
 BODY_MAX = 64 * 1024  # bytes (API.md: 413 above 64 KiB)
 # The deepest body a schema takes is three levels (a resolution's corrections, a table's
@@ -41,6 +43,25 @@ def guard(app: Flask) -> None:
             principal()  # 401 whatever the body, and before it is read
         if (request.content_length or 0) > BODY_MAX:
             raise RequestEntityTooLarge(f"a request body is at most {BODY_MAX} bytes")
+
+    @app.after_request
+    def settle_token_check(response: Response) -> Response:
+        """A token check left to a command that never ran (refused before deciding, or
+        answered from its receipt) is made now; a changed token is refused after all."""
+        ledger = app.extensions["pontoon"].ledger
+        if ledger.token_check_pending() is None:
+            return response
+        try:
+            ledger.settle_token_check()
+        except TokenChanged:
+            refusal = token_changed()
+            if refusal is not None:
+                return problem(401, str(refusal), headers={"WWW-Authenticate": "Bearer"})
+        return response
+
+    @app.teardown_request
+    def forget_token_check(error: BaseException | None) -> None:
+        app.extensions["pontoon"].ledger.drop_token_check()
 
 
 def depth(data: bytes) -> int:

@@ -75,8 +75,10 @@ def http_problem(error: HTTPException) -> Response:
 
 
 def register(app: Flask) -> None:
+    from api import auth
     from api.health.readiness import NotReady
     from api.services import ProjectionsBehind
+    from application.base import TokenChanged
 
     @app.errorhandler(PontoonError)
     def refused(error: PontoonError) -> Response:
@@ -85,6 +87,14 @@ def register(app: Flask) -> None:
     @app.errorhandler(Unauthorized)
     def unauthorized(error: Unauthorized) -> Response:
         return problem(401, str(error), headers={"WWW-Authenticate": "Bearer"})
+
+    @app.errorhandler(TokenChanged)
+    def token_changed(error: TokenChanged) -> Response:
+        refusal = auth.token_changed()
+        if refusal is not None:
+            return unauthorized(refusal)
+        return problem(409, "the token was changed while the command was decided; nothing "
+                            "was recorded: send it again")
 
     @app.errorhandler(MalformedHeader)
     def malformed_header(error: MalformedHeader) -> Response:

@@ -82,15 +82,20 @@ class Services:
         found = self.authenticate(token)
         return found if isinstance(found, Principal) else None
 
-    def authenticate(self, token: str) -> Principal | str:
+    def authenticate(self, token: str, *, deferred: bool = False) -> Principal | str:
         """The token's principal, or why it is refused.
 
         A principal is cached per token with its token's version; every request checks in
         one indexed read that the version has not moved (a revocation in any worker or on any
-        host), so a revoked token is refused at once everywhere.
+        host), so a revoked token is refused at once everywhere. `deferred`: a command's
+        request, whose check is made by the command's own read of the store, in the same
+        round trip, before it saves (application/base.py; api/edge.py settles it when no
+        command ran, and a token found changed is refused then).
         """
         cached = self._principals.get(token)
-        if cached is None or self.ledger.token_changed(cached.key, cached.version):
+        if cached is not None and deferred:
+            self.ledger.defer_token_check(cached.key, cached.version)
+        elif cached is None or self.ledger.token_changed(cached.key, cached.version):
             cached = self._load(token)
             if cached is None:
                 return "this token is not known to the ledger"
@@ -99,6 +104,12 @@ class Services:
         if cached.expires_at is not None and datetime.now(UTC) >= cached.expires_at:
             return "this token has expired"
         return cached.principal
+
+    def reauthenticate(self, token: str) -> Principal | str:
+        """Authenticate again, from the store, a token a command found changed."""
+        with self._lock:
+            self._principals.pop(token, None)
+        return self.authenticate(token)
 
     def known_valid(self, token: str) -> bool:
         """Seen valid by this worker already (no store read): the failed-authentication

@@ -25,7 +25,7 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Recording, Transcoding
 
-from application.cache import AggregateCache, fast_forward
+from application.cache import AggregateCache, events_after, fast_forward
 from domain.aggregates import (
     TREASURY_ID,
     Account,
@@ -74,7 +74,7 @@ class _TableState(Transcoding):
 
 
 Decision = tuple[Sequence[Aggregate | None], dict[str, Any]]
-CACHE_SIZE = 2000  # aggregates each process keeps (COMMAND_CACHE_MAXSIZE, config/)
+CACHE_SIZE = 2000  # aggregates each process keeps (env COMMAND_CACHE_MAXSIZE; decision 68)
 
 
 class LedgerBase(Application[UUID]):
@@ -91,6 +91,9 @@ class LedgerBase(Application[UUID]):
         # What the command being decided on this thread has read: shared entries, and the
         # private copies handed out (application/cache.py).
         self._reads = threading.local()
+        # A bearer token's check left to the command being sent with it on this thread:
+        # (token aggregate's id, version seen), read with the command's own round trip.
+        self._token = threading.local()
         # Told the command's name each time a command lost a race and is decided again
         # (the API counts them in its metrics).
         self.race_lost: Callable[[str], None] = lambda name: None
@@ -152,6 +155,7 @@ class LedgerBase(Application[UUID]):
                 aggregates, result = self._decided(decide, key, request_hash)
                 kept = {k: None if k in secret else v for k, v in result.items()}
                 receipt = Receipt.record(key, request_hash, kept) if key is not None else None
+                self.settle_token_check()
                 recordings = self.save(*aggregates, receipt)
             except _Repeated as repeated:
                 return repeated.outcome
@@ -235,6 +239,27 @@ class LedgerBase(Application[UUID]):
             found = self._current(wanted)
             shared.update({i: found.get(i) for i in wanted})
 
+    def defer_token_check(self, token_key: UUID, version: int) -> None:
+        """Check that this token has not changed since `version` with the next read of the
+        command about to be decided on this thread, in its round trip, not one of its own
+        (API requests that run commands; the caller settles it if none ran)."""
+        self._token.pending = (token_key, version)
+
+    def token_check_pending(self) -> tuple[UUID, int] | None:
+        pending: tuple[UUID, int] | None = getattr(self._token, "pending", None)
+        return pending
+
+    def drop_token_check(self) -> None:
+        self._token.pending = None
+
+    def settle_token_check(self) -> None:
+        """Do a deferred token check now, if no read did it (TokenChanged if it changed)."""
+        token = self.token_check_pending()
+        if token is not None:
+            self._token.pending = None
+            if self.recorder.select_events(token[0], gt=token[1], limit=1):
+                raise TokenChanged
+
     def cached(self, aggregate_id: UUID) -> Any | None:
         """This process's last known state of an aggregate, maybe stale: a hint of what a
         command will read (never decide on it; never change it)."""
@@ -250,7 +275,14 @@ class LedgerBase(Application[UUID]):
                 missing.append(aggregate_id)
             else:
                 entries.append(entry)
-        found = fast_forward(entries, self.recorder, self.mapper)
+        known = [(entry.id, entry.version) for entry in entries]
+        token = self.token_check_pending()
+        new = events_after(self.recorder, known + ([token] if token else []))
+        if token is not None:
+            self._token.pending = None
+            if new.get(token[0]):
+                raise TokenChanged
+        found = fast_forward(entries, new, self.mapper)
         for aggregate in found.values():
             self.cache.put(aggregate)
         for aggregate_id in missing:
@@ -302,6 +334,11 @@ class LedgerBase(Application[UUID]):
                              rule=posting.rule, reason=posting.reason, deal_id=deal_id,
                              table_id=table_id, hand=posting.hand)
         return ids
+
+class TokenChanged(Exception):
+    """The token a command was sent with changed (was revoked) since this process last
+    checked it: the command is not saved, and the caller authenticates it again."""
+
 
 class _Repeated(Exception):
     """A repeated command found its receipt: answer the first outcome."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -85,12 +85,12 @@ def events_after(recorder: Any, known: Sequence[tuple[UUID, int]]
             if (events := recorder.select_events(aggregate_id, gt=version))}
 
 
-def fast_forward(cached: Iterable[Any], recorder: Any, mapper: Any) -> dict[UUID, Any]:
-    """A private copy of each cached aggregate, brought up to date with the store; those
-    that moved on are returned as their newer entries, still to be copied by the caller
-    (the second element: True when the copy is private already)."""
+def fast_forward(cached: Iterable[Any], new: Mapping[UUID, Sequence[StoredEvent]],
+                 mapper: Any) -> dict[UUID, Any]:
+    """Each cached aggregate brought up to date with its `new` events (`events_after`):
+    the entry itself when there are none, else a newer copy, both still to be copied by a
+    command that changes them."""
     entries = {aggregate.id: aggregate for aggregate in cached}
-    new = events_after(recorder, [(i, a.version) for i, a in entries.items()])
     out = {}
     for aggregate_id, entry in entries.items():
         stored = new.get(aggregate_id)

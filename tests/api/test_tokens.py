@@ -99,6 +99,40 @@ def test_a_revoked_token_is_refused_at_once_by_every_worker(club: Club, app: Any
         other.extensions["pontoon"].close()
 
 
+@pytest.mark.parametrize("command", ["buy-in", "new player", "malformed"])
+def test_a_token_revoked_elsewhere_is_refused_by_a_command_and_records_nothing(
+        club: Club, app: Any, store_settings: Any, command: str) -> None:
+    """API.md, Tokens: a worker that last saw a token valid checks it again with a command's
+    own read of the store, before saving. Revoked in another worker, the token's first
+    command there is refused 401 and records nothing, whether it reads the store (a buy-in),
+    reads nothing before saving (a new player), or is refused before it decides (a malformed
+    body: 401, not 400)."""
+    made = issue(club, role="treasurer")
+    other = create_app(replace(store_settings, treasurer_token=TREASURER_TOKEN,
+                               projections="off"))
+    try:
+        elsewhere = other.test_client()
+        player = ok(elsewhere.post("/v1/players", json={"name": "Rae"},
+                                   headers=bearer(made["token"])), 201)
+        ok(elsewhere.post(f"/v1/players/{player['id']}/buy-ins", json={"amount": 5},
+                          headers=bearer(made["token"])), 201)
+        ledger = app.extensions["pontoon"].ledger
+        assert club.client.delete(f"/v1/tokens/{made['id']}",
+                                  headers=club.treasurer).status_code == 204
+        head = ledger.recorder.max_notification_id()
+        path, body = {"buy-in": (f"/v1/players/{player['id']}/buy-ins", {"amount": 5}),
+                      "new player": ("/v1/players", {"name": "Sid"}),
+                      "malformed": ("/v1/players", {"nom": "Sid"})}[command]
+
+        response = elsewhere.post(path, json=body, headers=bearer(made["token"]))
+
+        assert "revoked" in problem(response, 401)["detail"]
+        assert ledger.recorder.max_notification_id() == head
+        assert ledger.player_account(player["id"]).balance == 5
+    finally:
+        other.extensions["pontoon"].close()
+
+
 def test_an_expired_token_is_refused(club: Club, app: Any) -> None:
     """API.md: a token with `expires_at` is refused from that time on."""
     ledger = app.extensions["pontoon"].ledger
