@@ -107,9 +107,12 @@ def staff_page(*roles: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
 
 
 def safe_next(target: str | None) -> str:
-    """Only a page of this site under /web/ (never another host)."""
-    if target and target.startswith("/web/") and not target.startswith("/web/sign-") \
-            and "//" not in target and "\\" not in target and not urlsplit(target).netloc:
+    """Only a page of this site under /web/ (never another host), written in printable
+    characters: a line break would split the Location header (a 500, or a header of the
+    sender's choosing)."""
+    if target and target.isprintable() and target.startswith("/web/") \
+            and not target.startswith("/web/sign-") and "//" not in target \
+            and "\\" not in target and not urlsplit(target).netloc:
         return target
     return url_for(".home")
 
