@@ -35,7 +35,11 @@ def signed_in() -> Principal | None:
     token = request.cookies.get(COOKIE)
     if not token:
         return None
-    return services().principal(token)
+    who = services().principal(token)
+    if who is None:
+        # Answered with the sign-in page, not a 401, but a guess all the same (decision 31).
+        g.authentication_failed = True
+    return who
 
 
 def keep_signed_in(response: Response, token: str) -> None:
