@@ -245,18 +245,18 @@ def report(start: str | None, end: str | None, output: str, shape: str) -> None:
 
 
 def _write_report(found: dict, shape: str, handle) -> None:  # type: ignore[no-untyped-def, type-arg]
-    import csv
     import json
 
     from api.reads import told_apart
     from api.reports.resources import CSV_COLUMNS
+    from projections.spreadsheet import SafeWriter
 
     shown = told_apart({row["player_id"]: row["name"] for row in found["items"]})
     if shape == "json":
         handle.write(json.dumps(found, indent=2) + "\n")
         return
     if shape == "csv":
-        writer = csv.writer(handle)
+        writer = SafeWriter(handle)  # a name is never a formula (CSV injection)
         writer.writerow(CSV_COLUMNS)
         for row in found["items"]:
             writer.writerow([shown[row["player_id"]] if c == "name" else row[c]
