@@ -1,6 +1,7 @@
 """Names a client wrote, in what the shell writes (real subprocesses, on both stores): a CSV
 cell a spreadsheet would run as a formula is written as text, as the API's downloads write
-it (CSV injection)."""
+it (CSV injection), and rich's markup in a name or label is printed as written, never
+obeyed."""
 
 from __future__ import annotations
 
@@ -40,3 +41,26 @@ def test_a_name_that_is_a_formula_is_exported_as_text(
         assert "'" + FORMULA in written and FORMULA not in written
         assert "'-Minus" in written and "-Minus" not in written
     assert "-1" in cells(exported["statements"].stdout)  # a number is never a formula
+
+
+MARKUP = "[red]Bea[/red] [link=https://elsewhere.example/]x[/link]"
+
+
+def test_markup_in_a_name_is_printed_as_written_in_the_report(
+        store_settings: Settings, ledger: Ledger, tmp_path: Path) -> None:
+    player(ledger, MARKUP, 5)
+
+    reported = pontoon(store_settings, "report", cwd=tmp_path)
+
+    assert reported.returncode == 0, reported.stderr
+    assert MARKUP in reported.stdout
+
+
+def test_markup_in_a_label_is_printed_as_written_in_the_token_list(
+        store_settings: Settings, ledger: Ledger, tmp_path: Path) -> None:
+    ledger.create_token("operator", label=MARKUP)
+
+    listed = pontoon(store_settings, "tokens", "list", cwd=tmp_path)
+
+    assert listed.returncode == 0, listed.stderr
+    assert MARKUP in listed.stdout
