@@ -5,6 +5,7 @@ the token before the body, If-Match and Idempotency-Key, and ordered tables.
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
@@ -144,6 +145,29 @@ def test_a_body_above_64_kib_is_413(club: Club) -> None:
 
     problem(response, 413)
     assert club.balance(pat) == 0
+
+
+def chunked(club: Club, path: str, body: bytes) -> Any:
+    """A body sent without Content-Length (Transfer-Encoding: chunked), as a server that
+    ends the stream itself hands it over."""
+    return club.client.post(path, input_stream=io.BytesIO(body),
+                            headers={**club.treasurer, "Transfer-Encoding": "chunked",
+                                     "Content-Type": JSON},
+                            environ_overrides={"wsgi.input_terminated": True})
+
+
+def test_a_chunked_body_above_64_kib_is_413_and_one_below_is_read(club: Club) -> None:
+    """The size is known only once 64 KiB have been read: then 413, as with Content-Length,
+    never a 400 about the JSON cut short."""
+    pat = club.player("Pat", 0)
+    path = f"/v1/players/{pat.id}/buy-ins"
+
+    large = chunked(club, path, json.dumps({"amount": 5, "pad": "x" * 70_000}).encode())
+    small = chunked(club, path, json.dumps({"amount": 5}).encode())
+
+    problem(large, 413)
+    ok(small, 201)
+    assert club.balance(pat) == 5
 
 
 def test_nested_arrays_above_64_kib_are_413(club: Club) -> None:
