@@ -209,6 +209,21 @@ def test_if_match_applies_to_buy_ins_and_cash_outs(club: Club, command: str) -> 
     assert club.balance(pat) == (55 if command == "buy-ins" else 45)
 
 
+@pytest.mark.parametrize("command", ["buy-ins", "cash-outs"])
+def test_a_buy_in_or_cash_out_answers_the_players_new_etag(club: Club, command: str) -> None:
+    """So a treasurer can send the next one with If-Match without reading the player."""
+    pat = club.player("Pat", 50)
+    path = f"/v1/players/{pat.id}/{command}"
+
+    first = club.client.post(path, json={"amount": 5}, headers=club.treasurer)
+    second = club.client.post(path, json={"amount": 5},
+                              headers={**club.treasurer, "If-Match": first.headers["ETag"]})
+
+    ok(second, 201)
+    shown = club.client.get(f"/v1/players/{pat.id}", headers=club.treasurer)
+    assert second.headers["ETag"] == shown.headers["ETag"] == '"4"'
+
+
 @pytest.mark.parametrize("value", ["garbage", "7", '"7', '"x7"', '""'])
 def test_a_malformed_if_match_is_400_on_every_command(club: Club, value: str) -> None:
     """API.md Additions: a malformed If-Match is 400 (it was 422 on some commands)."""
