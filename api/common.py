@@ -51,9 +51,10 @@ def if_match() -> int | None:
 
 
 def creation_key() -> str | None:
-    """The Idempotency-Key of a command that names no aggregate yet (it creates one, or
-    revokes by id): If-Match has nothing to match there and is ignored, but a malformed one
-    is still 400, as on every command (API.md Additions)."""
+    """The Idempotency-Key of a command that names no aggregate showing an ETag (it creates
+    one, or revokes a token or deletes a webhook by id): If-Match has nothing to match there
+    and is ignored, but a malformed one is still 400, as on every command (API.md
+    Additions)."""
     if_match()
     return idempotency_key()
 

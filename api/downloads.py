@@ -6,7 +6,6 @@ same cursor as the JSON list and streamed, so its size never has to fit in memor
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -14,11 +13,10 @@ from typing import Any
 from flask import Response
 
 from api.reads import names, told_apart
+from projections.spreadsheet import SafeWriter
 from projections.store import ReadStore
 
 PAGE = 500
-# A cell a spreadsheet would read as a formula is written as text (CSV injection).
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def every(fetch: Callable[[Any], list[dict[str, Any]]], key: str) -> Iterator[dict[str, Any]]:
@@ -36,10 +34,10 @@ def csv_response(rows: Iterable[dict[str, Any]], columns: Sequence[str], filenam
                  ) -> Response:
     def lines() -> Iterator[str]:
         buffer = io.StringIO()
-        writer = csv.writer(buffer)
+        writer = SafeWriter(buffer)
         writer.writerow(columns)
         for row in rows:
-            writer.writerow([_cell(row.get(column)) for column in columns])
+            writer.writerow(row.get(column) for column in columns)
             if buffer.tell() > 16_384:
                 yield buffer.getvalue()
                 buffer.seek(0)
@@ -49,12 +47,6 @@ def csv_response(rows: Iterable[dict[str, Any]], columns: Sequence[str], filenam
     response = Response(lines(), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
-
-
-def _cell(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith(_FORMULA):
-        return "'" + value
-    return "" if value is None else value
 
 
 def balances_download(store: ReadStore, kinds: Sequence[str]) -> Response:

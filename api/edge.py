@@ -33,7 +33,7 @@ _OPENS = frozenset(b"[{")
 
 def guard(app: Flask) -> None:
     """Install the checks: the token before the body, then the size of the body."""
-    app.config["MAX_CONTENT_LENGTH"] = BODY_MAX  # also bounds chunked bodies as they stream
+    app.config["MAX_CONTENT_LENGTH"] = BODY_MAX  # also stops chunked bodies as they stream
 
     @app.before_request
     def token_then_size() -> None:
@@ -96,6 +96,10 @@ class Parser(FlaskParser):
         if not is_json_request(req):
             return core.missing
         data = req.get_data(cache=True)
+        if req.content_length is None and len(data) >= BODY_MAX:
+            # A chunked body stops being read at the limit (MAX_CONTENT_LENGTH): what was
+            # read is its first 64 KiB, not all of it.
+            raise RequestEntityTooLarge(f"a request body is at most {BODY_MAX} bytes")
         try:
             return loads(data)
         except RecursionError:  # not expected below DEPTH_MAX; never a 500 all the same

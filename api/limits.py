@@ -1,5 +1,6 @@
 """Failed authentication is rate limited per client address (API.md, Tokens): after
-`Settings.auth_failure_limit` answers of 401 from one address in a moving window, its
+`Settings.auth_failure_limit` answers of 401 from one address in a moving window (or pages
+visited with a wrong sign-in cookie, sent to sign in rather than answered 401), its
 requests are answered 429 with `Retry-After` until the window frees up.
 
 Only failures count, so successful requests are never limited or slowed (a check against
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import time
 
-from flask import Flask, Response, request
+from flask import Flask, Response, g, request
 from flask_limiter import Limiter
 from flask_limiter.errors import RateLimitExceeded
 from flask_limiter.util import get_remote_address
@@ -37,7 +38,7 @@ def limit_failed_authentication(app: Flask, limit: str) -> Limiter:
     limiter = Limiter(get_remote_address, app=app, storage_uri="memory://",
                       strategy="moving-window", application_limits=[limit],
                       application_limits_deduct_when=lambda response:
-                      response.status_code == 401,
+                      response.status_code == 401 or g.get("authentication_failed", False),
                       application_limits_exempt_when=exempt)
     # Also as a request filter, which the limiter asks before anything else: the way through
     # for nearly every request is then one dictionary look-up, not its matching of limits.

@@ -9,6 +9,7 @@ released, so another process takes over at once.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import replace
@@ -21,6 +22,10 @@ from api.observability import gunicorn_logging
 from config import Settings
 
 GRACEFUL_TIMEOUT = 30  # seconds a worker has to finish its requests and its page
+# The files prometheus-client's multiprocess mode writes: `<type>_<pid>.db`, a gauge's type
+# carrying its mode (prometheus_client/values.py).
+_METRICS_FILE = re.compile(r"(counter|histogram|summary|gauge_(live)?(all|min|max|sum|"
+                           r"mostrecent))_\d+\.db")
 
 
 class Server(BaseApplication):  # type: ignore[misc]
@@ -66,12 +71,14 @@ def _child_exit(server: Any, worker: Any) -> None:
 
 
 def metrics_folder(settings: Settings) -> Path:
-    """A clean folder for the workers' metrics files, named in PROMETHEUS_MULTIPROC_DIR
-    before prometheus_client is first imported (it chooses its mode then)."""
+    """The folder for the workers' metrics files, cleared of an earlier run's, named in
+    PROMETHEUS_MULTIPROC_DIR before prometheus_client is first imported (it chooses its
+    mode then)."""
     folder = Path(settings.metrics_dir or tempfile.mkdtemp(prefix="pontoon-metrics-"))
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob("*.db"):  # an earlier run's counters must not add to these
-        stale.unlink()
+        if _METRICS_FILE.fullmatch(stale.name):  # and nobody else's file goes with them
+            stale.unlink()
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
     return folder
 

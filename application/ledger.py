@@ -92,7 +92,7 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
                                       [(posting, (player.id, player.version + 1, 0), None,
                                         None)])
             return [player], {"posting_id": posting_id, "balance": player.balance,
-                              "player_id": player_id}
+                              "player_id": player_id, "version": player.version}
         return self._command(command, {"player_id": player_id, "amount": amount}, key, decide)
 
     # --- tables ------------------------------------------------------------------------

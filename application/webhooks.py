@@ -26,13 +26,14 @@ class WebhookCommands(LedgerBase):
         return self._command("create_webhook", {"url": url, "events": sorted(events)}, key,
                              decide, secret=("secret",))
 
-    def delete_webhook(self, webhook_id: str, *, deleted_by: str) -> Outcome:
+    def delete_webhook(self, webhook_id: str, *, deleted_by: str, key: str | None = None
+                       ) -> Outcome:
         """No more deliveries to this subscription, pending ones included."""
         def decide() -> Decision:
             webhook = self.webhook(webhook_id)
             webhook.delete(deleted_by=deleted_by)
             return [webhook], {"id": webhook_id}
-        return self._command("delete_webhook", {"id": webhook_id}, None, decide)
+        return self._command("delete_webhook", {"id": webhook_id}, key, decide)
 
     def webhook(self, webhook_id: str) -> Webhook:
         """A subscription that has not been deleted; 404 otherwise."""

@@ -117,7 +117,8 @@ def _print_report(console: Console, report: Any, checkpoint: Any) -> None:
     if not report.ok:
         console.print(f"[bold red]{len(report.failures)} problem(s):[/]")
         for failure in report.failures:
-            console.print(f"  - {failure}", highlight=False, soft_wrap=True)
+            # A failure quotes what the log holds (names, reasons): never rich markup.
+            console.print(f"  - {failure}", markup=False, highlight=False, soft_wrap=True)
         raise SystemExit(1)
     console.print("[bold green]all deals replay, chips are conserved, every seed matches "
                   "its commitment[/]")
@@ -245,30 +246,31 @@ def report(start: str | None, end: str | None, output: str, shape: str) -> None:
 
 
 def _write_report(found: dict, shape: str, handle) -> None:  # type: ignore[no-untyped-def, type-arg]
-    import csv
     import json
 
     from api.reads import told_apart
     from api.reports.resources import CSV_COLUMNS
+    from projections.spreadsheet import SafeWriter
 
     shown = told_apart({row["player_id"]: row["name"] for row in found["items"]})
     if shape == "json":
         handle.write(json.dumps(found, indent=2) + "\n")
         return
     if shape == "csv":
-        writer = csv.writer(handle)
+        writer = SafeWriter(handle)  # a name is never a formula (CSV injection)
         writer.writerow(CSV_COLUMNS)
         for row in found["items"]:
             writer.writerow([shown[row["player_id"]] if c == "name" else row[c]
                              for c in CSV_COLUMNS])
         return
+    from rich.markup import escape
     from rich.table import Table as RichTable
 
     grid = RichTable("player", "net", "deals", "buy-ins", "cash-outs", "kitty put up",
-                     "kitty won", "disputes", title=f"{found['from'] or 'the start'} to "
-                     f"{found['to'] or 'now'}")
-    for row in found["items"]:
-        grid.add_row(shown[row["player_id"]], *(str(row[c]) for c in CSV_COLUMNS[2:]))
+                     "kitty won", "disputes", title=escape(f"{found['from'] or 'the start'} "
+                                                          f"to {found['to'] or 'now'}"))
+    for row in found["items"]:  # names are the clients' text: never rich markup
+        grid.add_row(escape(shown[row["player_id"]]), *(str(row[c]) for c in CSV_COLUMNS[2:]))
     console = Console(file=handle)
     console.print(grid)
     checks = found["checks"]

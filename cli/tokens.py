@@ -40,6 +40,7 @@ def create_token(role: str, label: str | None, expires_at: datetime | None) -> N
 @tokens.command("list")
 def list_tokens() -> None:
     """Every token issued (never the token itself): id, role, label, expiry, revoked."""
+    from rich.markup import escape
     from rich.table import Table as RichTable
 
     from projections.tokens import tokens as listed
@@ -51,7 +52,9 @@ def list_tokens() -> None:
         after = 0
         while rows := listed(runner.store, after=after, limit=500):
             for row in rows:
-                grid.add_row(row["id"], row["role"], row["label"] or "", row["player_id"] or "",
+                # A label is the client's text: printed as written, never as rich markup.
+                grid.add_row(row["id"], row["role"], escape(row["label"] or ""),
+                             row["player_id"] or "",
                              row["created_at"][:19], (row["expires_at"] or "never")[:19],
                              "yes" if row["revoked_at"] else "no")
             after = rows[-1]["position"]

@@ -1,4 +1,4 @@
-"""The one place that reads the environment (DESIGN.md, Configuration)."""
+"""The one place that reads the environment (README, Configuration)."""
 
 from __future__ import annotations
 

@@ -3,12 +3,12 @@ a period, a player or a table, with names beside the ids."""
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from typing import IO, Any
 
 from projections.audit import escrow_balances_at
 from projections.balances import KIND_RANK
+from projections.spreadsheet import SafeWriter
 from projections.statements import COLUMNS, balance_at
 from projections.store import ReadStore
 from projections.tables import fair_shuffles
@@ -35,7 +35,7 @@ def write_csv(store: ReadStore, kind: str, selection: Selection, handle: IO[str]
     or `now` when the period is open. With a `checkpoint` (`POSITION HASH`, the log sealed
     when the export was made), a last row `# checkpoint: POSITION HASH` carries it, to keep
     with the export and check with `pontoon verify --checkpoint`."""
-    writer = csv.writer(handle)
+    writer = SafeWriter(handle)  # names are the clients': never a formula (CSV injection)
     names = Names(store)
     if kind == "balances":
         rows = _balances(store, selection, selection.end or now, names, writer)
@@ -47,7 +47,7 @@ def write_csv(store: ReadStore, kind: str, selection: Selection, handle: IO[str]
 
 
 def _postings(store: ReadStore, kind: str, selection: Selection, names: Names,
-              writer: Any) -> int:
+              writer: SafeWriter) -> int:
     """Statement or kitty entries; after the ids, whether a deal's entry came from a fair
     shuffle (false at a table with an ordered pack, API.md; empty for entries of no deal),
     then the names beside the ids."""
@@ -82,7 +82,7 @@ def _entries(store: ReadStore, kind: str, selection: Selection) -> list[dict[str
 
 
 def _balances(store: ReadStore, selection: Selection, as_of: str, names: Names,
-              writer: Any) -> int:
+              writer: SafeWriter) -> int:
     """Players by name, then kitties, the treasury and the stakes still on a table at
     `as_of` (an escrow holding nothing is left out: it adds 0 to the total)."""
     writer.writerow(["account", "kind", "name", "balance", "as_of"])

@@ -26,7 +26,7 @@ blp = Blueprint("disputes", __name__, url_prefix="/v1", description="Disputes")
 
 
 @blp.command("/deals/<uuid:deal_id>/disputes", DisputeCreateSchema, DisputeCreatedSchema,
-             status=201)
+             status=201, guarded=True)
 def raise_dispute(body: dict[str, Any], deal_id: UUID) -> Outcome:
     """A player of the deal, an operator or the treasurer raises a dispute."""
     who = principal()
@@ -48,7 +48,8 @@ def dispute_queue(query: dict[str, Any]) -> dict[str, Any]:
     return page(rows, query["limit"], key="raised_position")
 
 
-@blp.command("/disputes/<uuid:dispute_id>/resolution", ResolutionSchema, ResolvedSchema)
+@blp.command("/disputes/<uuid:dispute_id>/resolution", ResolutionSchema, ResolvedSchema,
+             guarded=True)
 def resolve_dispute(body: dict[str, Any], dispute_id: UUID) -> Outcome:
     """The treasurer upholds (corrections are new postings) or rejects a dispute."""
     who = require("treasurer")
@@ -58,7 +59,8 @@ def resolve_dispute(body: dict[str, Any], dispute_id: UUID) -> Outcome:
         key=idempotency_key(), expected_version=if_match())
 
 
-@blp.read("/disputes/<uuid:dispute_id>", DisputeDetailSchema, query=MinPositionSchema)
+@blp.read("/disputes/<uuid:dispute_id>", DisputeDetailSchema, query=MinPositionSchema,
+          etag=True)
 def get_dispute(query: dict[str, Any], dispute_id: UUID) -> Shown:
     """A dispute, its resolution and its correcting postings: for staff and the players of
     the disputed deal. The ETag is the version shown (If-Match on its resolution)."""

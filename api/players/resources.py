@@ -7,7 +7,16 @@ from typing import Any
 from uuid import UUID
 
 from api.auth import require, require_self_or
-from api.common import Blueprint, Shown, creation_key, etag, idempotency_key, if_match, ledger
+from api.common import (
+    Blueprint,
+    Shown,
+    creation_key,
+    etag,
+    idempotency_key,
+    if_match,
+    ledger,
+    positioned,
+)
 from api.histories import history
 from api.players.schemas import (
     AmountSchema,
@@ -48,7 +57,15 @@ def get_player(player_id: UUID) -> Shown:
     return player, etag(account.version)
 
 
-@blp.command("/<uuid:player_id>/buy-ins", AmountSchema, ChipsMovedSchema, status=201)
+def _chips_answer(outcome: Outcome) -> Shown:
+    """The result with the player's ETag, their account's version after it (a receipt of
+    the command recorded before the version was kept answers without one)."""
+    version = outcome.result.get("version")
+    return positioned(outcome), {} if version is None else etag(version)
+
+
+@blp.command("/<uuid:player_id>/buy-ins", AmountSchema, ChipsMovedSchema, status=201,
+             show=_chips_answer, guarded=True)
 def buy_in(body: dict[str, Any], player_id: UUID) -> Outcome:
     """The treasurer issues chips to a player (R11.1)."""
     require("treasurer")
@@ -56,7 +73,8 @@ def buy_in(body: dict[str, Any], player_id: UUID) -> Outcome:
                            expected_version=if_match())
 
 
-@blp.command("/<uuid:player_id>/cash-outs", AmountSchema, ChipsMovedSchema, status=201)
+@blp.command("/<uuid:player_id>/cash-outs", AmountSchema, ChipsMovedSchema, status=201,
+             show=_chips_answer, guarded=True)
 def cash_out(body: dict[str, Any], player_id: UUID) -> Outcome:
     """The treasurer redeems a player's chips; 422 if more than the balance (R11.2)."""
     require("treasurer")

@@ -155,8 +155,9 @@ def start_deal(body: Body, table_id: UUID) -> Outcome:
 
 @blp.read("", TablesSchema, query=TablesQuerySchema)
 def list_tables(query: dict[str, Any]) -> dict[str, Any]:
-    """Tables, the last opened first, or those whose name starts with `name`."""
-    principal()
+    """Tables, the last opened first, or those whose name starts with `name` (staff: a
+    player reads the tables they know of one by one, decision 80)."""
+    require("operator")
     rows = table_page(read_store(query.get("min_position")), name=query.get("name"),
                       after=None if query.get("after") is None else str(query["after"]),
                       limit=query["limit"])
@@ -165,8 +166,9 @@ def list_tables(query: dict[str, Any]) -> dict[str, Any]:
 
 @blp.read("/<uuid:table_id>/deals", DealsSchema, query=TableDealsQuerySchema)
 def list_deals(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
-    """Every deal of the table by number, those started in a period, in either order."""
-    principal()
+    """Every deal of the table by number, those started in a period, in either order (staff:
+    a player reads only the deals they play in, decision 80)."""
+    require("operator")
     ledger().table(str(table_id))
     rows = deal_page(read_store(query.get("min_position")), str(table_id),
                      start=query.get("start"), end=query.get("end"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -42,9 +43,9 @@ def print_table(sim: Simulation, health: dict[str, Any], url: str, seed: str) ->
                       f"players, {health.get('store')} store at {url}); bots' seed {seed}",
                       highlight=False, soft_wrap=True)
     banker = sim.table["banker"]
-    sim.console.print("seats: " + ", ".join(
+    sim.console.print("seats: " + ", ".join(  # names an adopted table's players chose
         sim.name_of(p) + (" (banker)" if p == banker else "") for p in sim.table["seats"]),
-        highlight=False)
+        markup=False, highlight=False)
 
 
 def print_summary(sim: Simulation, elapsed: float) -> bool:
@@ -65,7 +66,7 @@ def print_summary(sim: Simulation, elapsed: float) -> bool:
     grid = RichTable("player", "chips", "", title="Chips per player")
     banker = sim.table["banker"]
     for player_id in sim.table["seats"]:
-        grid.add_row(sim.name_of(player_id), str(sim.balance_of(player_id)),
+        grid.add_row(escape(sim.name_of(player_id)), str(sim.balance_of(player_id)),
                      "banker" if player_id == banker else "")
     console.print(grid)
     if sim.table["rules"]["shoot"]:

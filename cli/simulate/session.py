@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from cli.simulate.client import Api, ApiError
 
@@ -133,5 +134,5 @@ class Session:
     def log_refusal(self, who: str, what: str, error: ApiError) -> None:
         self.tally.refusals += 1
         rule = f" ({error.problem['rule']})" if error.problem.get("rule") else ""
-        self.console.print(f"[yellow]refused[/] {who} {what}: {error.status}{rule} "
-                           f"{error.detail}", highlight=False, soft_wrap=True)
+        said = escape(f"{who} {what}: {error.status}{rule} {error.detail}")  # names, reasons
+        self.console.print(f"[yellow]refused[/] {said}", highlight=False, soft_wrap=True)

@@ -14,7 +14,7 @@ from uuid import uuid4
 import pytest
 from flask.testing import FlaskClient
 
-from domain.aggregates import TREASURY_ID
+from domain.aggregates import TREASURY_ID, kitty_id
 from tests.api.helpers import Club, Game, Player, game, ok, problem, shared_client
 
 __all__ = ["shared_client"]
@@ -117,6 +117,22 @@ def test_r11_4_decision_corrections_move_chips_only_between_the_deals_accounts_a
     done = ok(resolve(g, dispute_id, (account(g.banker), account(g.quinn), 3),
                       (account(g.pat), "treasury", 2)))
     assert [c["amount"] for c in done["corrections"]] == [3, 2]
+
+
+def test_a_correction_to_the_kitty_of_a_table_without_shoot_says_the_table_has_none(
+        club: Club) -> None:
+    """R9.12: a table without Shoot Pontoon has no kitty; the refusal says so in words, not
+    with the id of an account that was never opened."""
+    g = settled(club)
+    dispute_id = raised(g)
+    head = club.head()
+
+    body = problem(resolve(g, dispute_id, (f"kitty:{g.table_id}", account(g.quinn), 1)), 422,
+                   "R9.12")
+
+    assert "does not play Shoot Pontoon" in body["detail"], body
+    assert str(kitty_id(g.table_id)) not in body["detail"] and g.table_id not in body["detail"]
+    assert club.head() == head
 
 
 def test_r11_4_decision_corrections_move_no_more_than_the_chips_the_deal_moved(

@@ -434,6 +434,38 @@ def test_openapi_json_describes_request_bodies_and_the_balance_query(
     assert {"as_of", "position"} <= {p["name"] for p in balance.get("parameters", [])}
 
 
+@pytest.mark.parametrize(("path", "status"), [
+    ("/v1/players/{player_id}/buy-ins", "201"),
+    ("/v1/players/{player_id}/cash-outs", "201"),
+    ("/v1/deals/{deal_id}/disputes", "201"),
+    ("/v1/disputes/{dispute_id}/resolution", "200"),
+    ("/v1/deals/{deal_id}/actions", "200"),
+    ("/v1/tables/{table_id}/deals", "201"),
+])
+def test_openapi_json_declares_if_match_on_every_command_that_honours_it(
+        club: Club, path: str, status: str) -> None:
+    """API.md Additions: If-Match applies to every command on an aggregate that shows an
+    ETag, buy-ins and cash-outs included (decision 35); the document says so."""
+    spec = club.client.get("/openapi.json").get_json()
+
+    operation = spec["paths"][path]["post"]
+
+    assert "If-Match" in {p["name"] for p in operation["parameters"] if p["in"] == "header"}
+    assert status in operation["responses"]
+
+
+def test_openapi_json_declares_the_etags_of_a_dispute_and_of_chips_moved(club: Club) -> None:
+    """The dispute's ETag is what its resolution's If-Match takes; a buy-in or cash-out
+    answers the player's new ETag."""
+    spec = club.client.get("/openapi.json").get_json()
+    paths = spec["paths"]
+
+    assert "ETag" in paths["/v1/disputes/{dispute_id}"]["get"]["responses"]["200"]["headers"]
+    for command in ("buy-ins", "cash-outs"):
+        answer = paths[f"/v1/players/{{player_id}}/{command}"]["post"]["responses"]["201"]
+        assert "ETag" in answer["headers"], command
+
+
 def test_docs_serve_html_whose_assets_come_from_the_app(club: Club) -> None:
     """API.md: /docs browses the OpenAPI document; its assets are served by the app (no
     CDN), and it points at /openapi.json."""

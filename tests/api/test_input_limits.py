@@ -5,6 +5,7 @@ the token before the body, If-Match and Idempotency-Key, and ordered tables.
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
@@ -146,6 +147,29 @@ def test_a_body_above_64_kib_is_413(club: Club) -> None:
     assert club.balance(pat) == 0
 
 
+def chunked(club: Club, path: str, body: bytes) -> Any:
+    """A body sent without Content-Length (Transfer-Encoding: chunked), as a server that
+    ends the stream itself hands it over."""
+    return club.client.post(path, input_stream=io.BytesIO(body),
+                            headers={**club.treasurer, "Transfer-Encoding": "chunked",
+                                     "Content-Type": JSON},
+                            environ_overrides={"wsgi.input_terminated": True})
+
+
+def test_a_chunked_body_above_64_kib_is_413_and_one_below_is_read(club: Club) -> None:
+    """The size is known only once 64 KiB have been read: then 413, as with Content-Length,
+    never a 400 about the JSON cut short."""
+    pat = club.player("Pat", 0)
+    path = f"/v1/players/{pat.id}/buy-ins"
+
+    large = chunked(club, path, json.dumps({"amount": 5, "pad": "x" * 70_000}).encode())
+    small = chunked(club, path, json.dumps({"amount": 5}).encode())
+
+    problem(large, 413)
+    ok(small, 201)
+    assert club.balance(pat) == 5
+
+
 def test_nested_arrays_above_64_kib_are_413(club: Club) -> None:
     """The issue's 100,000 nested `[`: too large to be read at all."""
     problem(raw(club, "/v1/players", "[" * 100_000), 413)
@@ -183,6 +207,21 @@ def test_if_match_applies_to_buy_ins_and_cash_outs(club: Club, command: str) -> 
     assert club.balance(pat) == 50
     ok(send(shown.headers["ETag"]), 201)
     assert club.balance(pat) == (55 if command == "buy-ins" else 45)
+
+
+@pytest.mark.parametrize("command", ["buy-ins", "cash-outs"])
+def test_a_buy_in_or_cash_out_answers_the_players_new_etag(club: Club, command: str) -> None:
+    """So a treasurer can send the next one with If-Match without reading the player."""
+    pat = club.player("Pat", 50)
+    path = f"/v1/players/{pat.id}/{command}"
+
+    first = club.client.post(path, json={"amount": 5}, headers=club.treasurer)
+    second = club.client.post(path, json={"amount": 5},
+                              headers={**club.treasurer, "If-Match": first.headers["ETag"]})
+
+    ok(second, 201)
+    shown = club.client.get(f"/v1/players/{pat.id}", headers=club.treasurer)
+    assert second.headers["ETag"] == shown.headers["ETag"] == '"4"'
 
 
 @pytest.mark.parametrize("value", ["garbage", "7", '"7', '"x7"', '""'])

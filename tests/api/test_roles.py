@@ -122,6 +122,17 @@ def _table_get(club: Club) -> Case:
     return Case("GET", f"/v1/tables/{s.table_id}", None, s.pat, s.nell)
 
 
+def _tables_list(club: Club) -> Case:
+    s = scene(club)
+    return Case("GET", "/v1/tables", None, s.pat, s.nell)
+
+
+def _table_deals(club: Club) -> Case:
+    s = scene(club)
+    s.deal_id()
+    return Case("GET", f"/v1/tables/{s.table_id}/deals", None, s.pat, s.nell)
+
+
 def _seat_join(club: Club) -> Case:
     s = scene(club)
     return Case("POST", f"/v1/tables/{s.table_id}/seats", {"player_id": s.nell.id},
@@ -232,6 +243,9 @@ MATRIX: dict[str, tuple[Callable[[Club], Case], frozenset[str], tuple[str, ...]]
     "POST /v1/tokens": (_tokens, TREASURER_ONLY, ROLES),
     "POST /v1/tables": (_tables_create, STAFF, ROLES),
     "GET /v1/tables/{id}": (_table_get, EVERYONE, ROLES),
+    # Lists of every table and of a table's deals are the staff's (decision 80)
+    "GET /v1/tables": (_tables_list, STAFF, ROLES),
+    "GET /v1/tables/{id}/deals": (_table_deals, STAFF, ROLES),
     "POST /v1/tables/{id}/seats": (_seat_join, STAFF_AND_SELF, ROLES),
     "DELETE /v1/tables/{id}/seats/{player_id}": (_seat_leave, STAFF_AND_SELF, ROLES),
     "POST /v1/tables/{id}/kitty": (_kitty, STAFF_AND_SELF, ROLES),

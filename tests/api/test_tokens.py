@@ -14,6 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from api import create_app
+from api.web.pages.session import COOKIE
 from domain.aggregates import Token
 from tests.api.helpers import UNKNOWN, Club, app, bearer, ok, problem, send_sign_in
 from tests.conftest import TREASURER_TOKEN
@@ -189,6 +190,24 @@ def test_repeated_failed_authentication_is_429_with_retry_after(store_settings: 
         problem(client.get("/v1/events"), 401)  # no credentials: nothing guessed
         ok(client.get("/v1/health"))  # public answers are never limited
         assert client.post("/web/sign-in", data={"token": "pt_a_guess"}).status_code == 429
+    finally:
+        limited.extensions["pontoon"].close()
+
+
+def test_pages_visited_with_a_wrong_sign_in_cookie_count_as_failed_authentication(
+        store_settings: Any) -> None:
+    """A page answers a wrong cookie by sending its visitor to sign in (302), but the cookie
+    was a guess all the same: after the limit of them, 429 (decision 31)."""
+    limited = create_app(replace(store_settings, treasurer_token=TREASURER_TOKEN,
+                                 projections="off", auth_failure_limit="5 per minute"))
+    try:
+        browser = limited.test_client()
+        browser.set_cookie(COOKIE, "pt_a_guessed_cookie", path="/web")
+
+        answers = [browser.get("/web/balances") for _ in range(7)]
+
+        assert [a.status_code for a in answers] == [302] * 5 + [429] * 2
+        assert 1 <= int(answers[-1].headers["Retry-After"]) <= 60
     finally:
         limited.extensions["pontoon"].close()
 

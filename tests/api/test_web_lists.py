@@ -33,6 +33,21 @@ def test_players_are_found_by_the_start_of_their_name(site: Site) -> None:
     assert f'href="/web/players/{site.club.players["Quinn"]}"' in html
 
 
+@pytest.mark.parametrize("path", ["/web/players?name=a%00b", "/web/players?after=%00",
+                                  "/web/tables?name=a%00", "/web/balances?after=player:%00",
+                                  "/web/players?name=a%1Bb"],
+                         ids=["player-name", "player-after", "table-name", "balance-after",
+                              "escape"])
+def test_a_search_field_with_a_control_character_is_refused_on_its_form(
+        site: Site, path: str) -> None:
+    """The pages check text as the API does (decision 32): a NUL never reaches the store."""
+    browser = sign_in(site)
+
+    html = page(browser, path, status=400)
+
+    assert "control character" in visible_text(html)
+
+
 def test_players_sharing_a_name_are_told_apart_on_the_pages(site: Site) -> None:
     twin = site.call("POST", "/v1/players", {"name": "Twin"})["id"]
     other = site.call("POST", "/v1/players", {"name": "twin"})["id"]

@@ -279,6 +279,21 @@ def test_a_next_page_elsewhere_is_never_followed(site: Site) -> None:
         assert response.headers["Location"] == "/web/", target
 
 
+@pytest.mark.parametrize("target", ["/web/balances\r\nSet-Cookie: x=1", "/web/\n",
+                                    "/web/balances\x00", "/web/\x7f", "/web/\u2028"],
+                         ids=["crlf", "newline", "nul", "delete", "line-separator"])
+def test_a_next_page_with_a_control_character_falls_back_to_the_home_page(
+        site: Site, target: str) -> None:
+    browser = site.browser()
+
+    response = send_sign_in(browser, TREASURER_TOKEN, target)
+    form = browser.get("/web/sign-in", query_string={"next": target})
+
+    assert response.status_code == 303 and response.headers["Location"] == "/web/"
+    assert form.status_code == 200 and 'name="next" value="/web/"' in form.get_data(
+        as_text=True)
+
+
 def test_an_unknown_token_is_refused_on_the_form(site: Site) -> None:
     browser = site.browser()
     response = send_sign_in(browser, "pt_never_issued")

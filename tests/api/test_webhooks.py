@@ -247,6 +247,25 @@ def test_a_deleted_subscription_is_gone_and_gets_nothing_more(club: Club,
     assert receiver.attempts == []
 
 
+def test_a_deletion_with_a_malformed_if_match_is_400_and_deletes_nothing(
+        club: Club, receiver: Receiver) -> None:
+    """API.md Additions: a malformed If-Match is 400 on every command, as on DELETE
+    /v1/tokens/{id}; a repeat with the same Idempotency-Key answers 204 again."""
+    made = subscribe(club, receiver, ["chips.issued"])
+    path = f"/v1/webhooks/{made['id']}"
+
+    malformed = club.client.delete(path, headers={**TREASURER, "If-Match": "x"})
+    kept = club.client.get(path, headers=TREASURER)
+    keyed = {**TREASURER, "Idempotency-Key": f"delete-{made['id']}"}
+    deleted, repeated = club.client.delete(path, headers=keyed), club.client.delete(
+        path, headers=keyed)
+
+    assert malformed.status_code == 400 and malformed.get_json()["errors"].keys() == {
+        "If-Match"}
+    assert kept.status_code == 200
+    assert deleted.status_code == repeated.status_code == 204
+
+
 @pytest.mark.parametrize(("body", "status"), [
     ({"url": "ftp://example.test/x", "events": ["chips.issued"]}, 422),
     ({"url": "http://user:pw@example.test/x", "events": ["chips.issued"]}, 422),

@@ -228,3 +228,22 @@ def test_serve_plays_a_deal_over_a_real_socket_on_sqlite(sqlite_server: Server) 
 @pytest.mark.postgres
 def test_serve_plays_a_deal_over_a_real_socket_on_postgres(postgres_server: Server) -> None:
     play_a_short_deal(postgres_server, "postgres")
+
+
+def test_serve_clears_only_its_own_metrics_files_from_the_metrics_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An earlier run's counters must not add to this run's, but PONTOON_METRICS_DIR may
+    name a folder that holds other files: only prometheus-client's own are removed."""
+    from api.server import metrics_folder
+    from config import Settings
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "")
+    theirs = ["counter_41.db", "histogram_41.db", "gauge_livesum_41.db", "gauge_all_7.db",
+              "summary_9.db"]
+    others = ["ledger.db", "counter.db", "counter_x.db", "gauge_41.db", "notes.txt"]
+    for name in theirs + others:
+        (tmp_path / name).write_text("kept?")
+
+    metrics_folder(Settings(metrics_dir=str(tmp_path)))
+
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(others)

@@ -35,7 +35,11 @@ def signed_in() -> Principal | None:
     token = request.cookies.get(COOKIE)
     if not token:
         return None
-    return services().principal(token)
+    who = services().principal(token)
+    if who is None:
+        # Answered with the sign-in page, not a 401, but a guess all the same (decision 31).
+        g.authentication_failed = True
+    return who
 
 
 def keep_signed_in(response: Response, token: str) -> None:
@@ -107,9 +111,12 @@ def staff_page(*roles: str) -> Callable[[Callable[..., Any]], Callable[..., Any]
 
 
 def safe_next(target: str | None) -> str:
-    """Only a page of this site under /web/ (never another host)."""
-    if target and target.startswith("/web/") and not target.startswith("/web/sign-") \
-            and "//" not in target and "\\" not in target and not urlsplit(target).netloc:
+    """Only a page of this site under /web/ (never another host), written in printable
+    characters: a line break would split the Location header (a 500, or a header of the
+    sender's choosing)."""
+    if target and target.isprintable() and target.startswith("/web/") \
+            and not target.startswith("/web/sign-") and "//" not in target \
+            and "\\" not in target and not urlsplit(target).netloc:
         return target
     return url_for(".home")
 

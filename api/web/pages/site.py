@@ -14,6 +14,7 @@ from flask import Blueprint, make_response, render_template, request
 from werkzeug import Response
 from werkzeug.exceptions import HTTPException
 
+from api.inputs import text_problem
 from api.services import ProjectionsBehind
 from api.web.present import card, clock, signed, when
 from domain.errors import NotFound, PontoonError
@@ -73,9 +74,13 @@ def arg_choice(name: str, choices: tuple[str, ...]) -> str:
 
 
 def arg_text(name: str, longest: int = 100) -> str | None:
+    """A one-line text field, checked as the API checks text (decision 32): a NUL or a lone
+    surrogate must never reach a store that cannot keep it."""
     value = request.args.get(name, "").strip()
     if len(value) > longest:
         raise FormError(f"`{name}` is at most {longest} characters.")
+    if (problem := text_problem(value)) is not None:
+        raise FormError(f"`{name}`: {problem}.")
     return value or None
 
 
