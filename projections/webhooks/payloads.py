@@ -8,14 +8,16 @@ from typing import Any
 from domain.aggregates import Account, DealAggregate, Dispute
 from domain.engine.postings import TREASURY
 
-EVENTS = (DealAggregate.DealSettled, Account.Credited, Account.Debited, Dispute.Raised,
-          Dispute.Resolved)
+EVENTS = (DealAggregate.DealSettled, DealAggregate.DealVoided, Account.Credited,
+          Account.Debited, Dispute.Raised, Dispute.Resolved)
 
 
 def payload(event: Any) -> tuple[str, dict[str, Any]] | None:
     """The webhook event type and data of a ledger event, or None if it is not one."""
     if isinstance(event, DealAggregate.DealSettled):
         return "deal.settled", _settled(event)
+    if isinstance(event, DealAggregate.DealVoided):
+        return "deal.settled", _voided(event)
     if isinstance(event, Account.Moved):
         return _moved(event)
     if isinstance(event, Dispute.Raised):
@@ -36,7 +38,16 @@ def _settled(event: Any) -> dict[str, Any]:
     fact = event.fact
     return {"deal_id": str(event.originator_id), "results": fact["results"],
             "postings": fact["postings"], "banker_hand": fact["banker_hand"],
-            "next_banker": fact["next_banker"], "kitty_after": fact["kitty_after"]}
+            "next_banker": fact["next_banker"], "kitty_after": fact["kitty_after"],
+            "void": False}
+
+
+def _voided(event: Any) -> dict[str, Any]:
+    """A void deal (R1.6, R3.5) ends too: an app waiting for the deal's end hears of it as
+    settled with no results, its stakes returned (decision 81). Still no pack."""
+    fact = event.fact
+    return {"deal_id": str(event.originator_id), "results": [], "postings": fact["postings"],
+            "kitty_after": fact["kitty_after"], "void": True, "reason": fact["reason"]}
 
 
 def _moved(event: Any) -> tuple[str, dict[str, Any]] | None:

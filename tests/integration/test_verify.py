@@ -13,6 +13,7 @@ from domain.aggregates import Account, DealAggregate, TableAggregate
 from domain.engine.shuffle import commitment, derived_seed
 from projections.runner import Projections
 from projections.store import read_store
+from projections.webhooks.payloads import payload
 from tests.integration.ledger_views import notifications, seat_club, topic
 from tests.integration.projection_session import Session, play_session, pontoon, rewrite_event
 from tests.unit.conftest import stacked_pack
@@ -153,6 +154,27 @@ def test_a_store_with_a_void_deal_verifies_and_the_audit_shows_it_void(
     assert row["phase"] == "void" and row["ended_position"] is not None
     assert {r["balance"] for r in store.rows("SELECT balance FROM accounts WHERE kind = %s",
                                              ("player",))} == {10}
+
+
+def test_a_void_deal_is_told_to_webhooks_as_settled_with_its_stakes_returned(ledger):
+    """Decision 81: R1.6 voids the deal; webhooks hear `deal.settled` with `void: true`, no
+    results, the stakes' return postings, and neither a card nor the pack."""
+    players = ("Banker", "Pat", "Sam", *(f"P{i}" for i in range(3, 26)))
+    club = seat_club(ledger, players, chips=10,
+                     pack={"mode": "ordered", "cards": void_deal_pack()})
+    club.start()
+    for name in players[1:]:
+        club.act(name, "stake", amount=3)
+    club.act("Sam", "twist")
+
+    told = [payload(ledger.mapper.to_domain_event(n)) for n in notifications(ledger)
+            if n.topic == topic(DealAggregate.DealVoided)]
+
+    [(kind, data)] = told
+    assert kind == "deal.settled" and data["void"] is True and data["results"] == []
+    assert data["deal_id"] == str(club.deal_id) and "R1.6" in data["reason"]
+    assert sum(p["amount"] for p in data["postings"]) == 3 * (len(players) - 1)
+    assert not {"pack_after", "banker_hand", "cards"} & set(data)
 
 
 def test_a_store_where_players_sat_out_verifies_and_the_kept_pack_is_dealt_next(
