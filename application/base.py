@@ -78,7 +78,8 @@ CACHE_SIZE = 2000  # aggregates each process keeps (env COMMAND_CACHE_MAXSIZE; d
 
 
 class LedgerBase(Application[UUID]):
-    """What every command of the Ledger stands on; the commands are in application.py."""
+    """What every command of the Ledger stands on; the commands themselves are in ledger.py,
+    disputes.py, tokens.py and webhooks.py."""
 
     snapshotting_intervals = {TableAggregate: 100, Account: 100}  # noqa: RUF012
 
@@ -379,10 +380,6 @@ def _account_id(name: str) -> UUID | None:
     if name == TREASURY:
         return TREASURY_ID
     return None  # escrow:<deal>
-
-
-
-
 
 
 def _expect(aggregate: A, version: int | None) -> A:
