@@ -8,9 +8,11 @@ released, so another process takes over at once.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shutil
+import socket
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -41,6 +43,11 @@ class Server(BaseApplication):  # type: ignore[misc]
                         # One control socket per user and host: several services on one
                         # host (hosts in the tests, blue/green) would take it from each other.
                         "control_socket_disable": True,
+                        # Each worker listens on a socket of its own (SO_REUSEPORT), so the
+                        # kernel spreads new connections over the workers; on one shared
+                        # socket the first worker awake took every keep-alive connection of a
+                        # burst (8+0 seen at 8 clients), leaving the other core idle.
+                        "reuse_port": True,
                         "worker_exit": self._worker_exit, "child_exit": _child_exit}
         super().__init__()
 
@@ -54,6 +61,11 @@ class Server(BaseApplication):  # type: ignore[misc]
         from api import create_app
 
         self.app = create_app(self.settings)
+        # What exists now (modules, the app, its schemas: nine objects in ten) lives as long
+        # as the worker: kept out of the collector's full passes, which otherwise stopped
+        # every thread of a busy worker for 50-80 ms every thousand or so requests, the
+        # slowest requests of all (docs/benchmarks.md).
+        gc.freeze()
         return self.app
 
     def _worker_exit(self, server: Any, worker: Any) -> None:
@@ -92,3 +104,20 @@ def serve(settings: Settings, *, host: str | None, port: int | None, workers: in
     finally:
         if settings.metrics_dir is None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def refuse_taken_port(host: str, port: int) -> None:
+    """Refuse to start on a port something already listens on. The workers bind with
+    SO_REUSEPORT, which a second `pontoon serve` of the same user would share silently,
+    taking half the connections; a plain bind, as here, is refused by any listener."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is no owner
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise PortTaken(f"{host}:{port} is taken ({error.strerror}): is another "
+                            f"service running there? Stop it or choose --port") from None
+
+
+class PortTaken(Exception):
+    """The address `pontoon serve` was told to listen on is in use."""

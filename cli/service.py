@@ -46,6 +46,7 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
     """Run the REST API under gunicorn."""
     from dataclasses import replace
 
+    from api.server import PortTaken, refuse_taken_port
     from api.server import serve as run
     from application.store import migrate as run_migrations_now
     from config import Settings
@@ -53,6 +54,10 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
     settings = Settings.from_env()
     if in_process is not None:
         settings = replace(settings, projections="in-process" if in_process else "off")
+    try:
+        refuse_taken_port(host or settings.host, port or settings.port)
+    except PortTaken as taken:
+        raise click.ClickException(str(taken)) from None
     console = Console()
     if run_migrations:
         run_migrations_now(settings)

@@ -247,3 +247,21 @@ def test_serve_clears_only_its_own_metrics_files_from_the_metrics_folder(
     metrics_folder(Settings(metrics_dir=str(tmp_path)))
 
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(others)
+
+
+def test_serve_refuses_a_port_something_already_listens_on(tmp_path: Path) -> None:
+    """The workers listen with SO_REUSEPORT (so the kernel spreads connections over them),
+    which would let a second service share a port silently: `pontoon serve` checks first
+    and exits with the reason, starting nothing."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PONTOON_DATABASE_URL": f"sqlite:///{tmp_path / 'p.sqlite3'}"}
+
+        done = subprocess.run([str(PONTOON), "serve", "--port", str(port)], env=env,
+                              capture_output=True, text=True, timeout=STOP_TIMEOUT)
+
+    assert done.returncode != 0
+    assert f"127.0.0.1:{port} is taken" in done.stderr
+    assert "serving" not in done.stdout
