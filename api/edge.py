@@ -18,7 +18,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from api.auth import principal, token_changed
 from api.errors import problem
 from api.inputs import bounded_int
-from application.base import TokenChanged
+from application.reads import TokenChanged
 
 BODY_MAX = 64 * 1024  # bytes (API.md: 413 above 64 KiB)
 # The deepest body a schema takes is three levels (a resolution's corrections, a table's

@@ -78,7 +78,7 @@ def register(app: Flask) -> None:
     from api import auth
     from api.health.readiness import NotReady
     from api.services import ProjectionsBehind
-    from application.base import TokenChanged
+    from application.reads import TokenChanged
 
     @app.errorhandler(PontoonError)
     def refused(error: PontoonError) -> Response:

@@ -9,12 +9,10 @@ applied at most once: its receipt is saved in the same transaction as its events
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import random
 import secrets
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +23,7 @@ from eventsourcing.application import AggregateNotFoundError, Application, Proce
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Recording, Transcoding
 
-from application.cache import AggregateCache, events_after, fast_forward
+from application.reads import Reads, _missing
 from domain.aggregates import (
     TREASURY_ID,
     Account,
@@ -41,7 +39,7 @@ from domain.aggregates import (
 from domain.engine import facts as f
 from domain.engine.postings import TREASURY, Posting
 from domain.engine.table import Table
-from domain.errors import Conflict, NotAllowed, NotFound, PontoonError
+from domain.errors import Conflict, NotAllowed, PontoonError
 
 A = TypeVar("A", bound=Aggregate)
 
@@ -77,7 +75,7 @@ Decision = tuple[Sequence[Aggregate | None], dict[str, Any]]
 CACHE_SIZE = 2000  # aggregates each process keeps (env COMMAND_CACHE_MAXSIZE; decision 68)
 
 
-class LedgerBase(Application[UUID]):
+class LedgerBase(Reads, Application[UUID]):
     """What every command of the Ledger stands on; the commands themselves are in ledger.py,
     disputes.py, tokens.py and webhooks.py."""
 
@@ -88,13 +86,7 @@ class LedgerBase(Application[UUID]):
         super().__init__(env)
         self.new_seed = new_seed or (lambda: secrets.token_hex(32))
         self.attempts = attempts
-        self.cache = AggregateCache(int(self.env.get("COMMAND_CACHE_MAXSIZE") or CACHE_SIZE))
-        # What the command being decided on this thread has read: shared entries, and the
-        # private copies handed out (application/cache.py).
-        self._reads = threading.local()
-        # A bearer token's check left to the command being sent with it on this thread:
-        # (token aggregate's id, version seen), read with the command's own round trip.
-        self._token = threading.local()
+        self.start_reading(int(self.env.get("COMMAND_CACHE_MAXSIZE") or CACHE_SIZE))
         # Told the command's name each time a command lost a race and is decided again
         # (the API counts them in its metrics).
         self.race_lost: Callable[[str], None] = lambda name: None
@@ -208,92 +200,8 @@ class LedgerBase(Application[UUID]):
         if exact is not None:
             found: int | None = exact(receipt_key, 1)
             return found
-        return self.recorder.max_notification_id()  # the in-memory store: an upper bound
-
-    def _load(self, cls: type[A], aggregate_id: str, what: str, referenced: bool) -> A:
-        try:
-            key = UUID(str(aggregate_id))
-        except ValueError:
-            raise _missing(what, aggregate_id, referenced) from None
-        mine: dict[UUID, Any] | None = getattr(self._reads, "mine", None)
-        if mine is not None and key in mine:
-            aggregate = mine[key]
-        else:
-            shared = getattr(self._reads, "shared", None) or {}
-            entry = shared[key] if key in shared else self._current([key]).get(key)
-            aggregate = None if entry is None else copy.deepcopy(entry)
-            if mine is not None:
-                mine[key] = aggregate
-        if not isinstance(aggregate, cls):
-            raise _missing(what, aggregate_id, referenced)
-        return aggregate
-
-    def _read_ahead(self, *aggregate_ids: UUID | str | None) -> None:
-        """Read these aggregates now, in one round trip, for the command being decided: its
-        loads then find them. Ids that name nothing are found missing when loaded."""
-        shared: dict[UUID, Any] | None = getattr(self._reads, "shared", None)
-        if shared is None:
-            return  # not deciding a command: each load reads for itself
-        wanted = [i for i in dict.fromkeys(_uuids(aggregate_ids))
-                  if i not in shared and i not in self._reads.mine]
-        if wanted:
-            found = self._current(wanted)
-            shared.update({i: found.get(i) for i in wanted})
-
-    def defer_token_check(self, token_key: UUID, version: int) -> None:
-        """Check that this token has not changed since `version` with the next read of the
-        command about to be decided on this thread, in its round trip, not one of its own
-        (API requests that run commands; the caller settles it if none ran)."""
-        self._token.pending = (token_key, version)
-
-    def token_check_pending(self) -> tuple[UUID, int] | None:
-        pending: tuple[UUID, int] | None = getattr(self._token, "pending", None)
-        return pending
-
-    def drop_token_check(self) -> None:
-        self._token.pending = None
-
-    def settle_token_check(self) -> None:
-        """Do a deferred token check now, if no read did it (TokenChanged if it changed)."""
-        token = self.token_check_pending()
-        if token is not None:
-            self._token.pending = None
-            if self.recorder.select_events(token[0], gt=token[1], limit=1):
-                raise TokenChanged
-
-    def cached(self, aggregate_id: UUID) -> Any | None:
-        """This process's last known state of an aggregate, maybe stale: a hint of what a
-        command will read (never decide on it; never change it)."""
-        return self.cache.peek(aggregate_id)
-
-    def _current(self, ids: Sequence[UUID]) -> dict[UUID, Any]:
-        """Each aggregate as stored now, shared with the cache (copy it to change it):
-        cached ones fast-forwarded in one round trip, others rebuilt and then cached."""
-        entries, missing = [], []
-        for aggregate_id in ids:
-            entry = self.cache.peek(aggregate_id)
-            if entry is None:
-                missing.append(aggregate_id)
-            else:
-                entries.append(entry)
-        known = [(entry.id, entry.version) for entry in entries]
-        token = self.token_check_pending()
-        new = events_after(self.recorder, known + ([token] if token else []))
-        if token is not None:
-            self._token.pending = None
-            if new.get(token[0]):
-                raise TokenChanged
-        found = fast_forward(entries, new, self.mapper)
-        for aggregate in found.values():
-            self.cache.put(aggregate)
-        for aggregate_id in missing:
-            try:
-                rebuilt: Any = self.repository.get(aggregate_id)
-            except AggregateNotFoundError:
-                continue
-            self.cache.put(rebuilt)
-            found[aggregate_id] = rebuilt
-        return found
+        head: int | None = self.recorder.max_notification_id()
+        return head  # the in-memory store: an upper bound
 
     def _accounts_of(self, player_ids: Iterable[str], *, referenced: bool = False
                      ) -> dict[UUID, Account]:
@@ -336,11 +244,6 @@ class LedgerBase(Application[UUID]):
                              table_id=table_id, hand=posting.hand)
         return ids
 
-class TokenChanged(Exception):
-    """The token a command was sent with changed (was revoked) since this process last
-    checked it: the command is not saved, and the caller authenticates it again."""
-
-
 class _Repeated(Exception):
     """A repeated command found its receipt: answer the first outcome."""
 
@@ -360,17 +263,6 @@ def _postings_of(decided: list[f.Fact], source_id: UUID, first_version: int,
     return out
 
 
-def _uuids(values: Iterable[UUID | str | None]) -> Iterable[UUID]:
-    for value in values:
-        if isinstance(value, UUID):
-            yield value
-        elif value is not None:
-            try:
-                yield UUID(value)
-            except ValueError:
-                continue
-
-
 def _account_id(name: str) -> UUID | None:
     kind, _, key = name.partition(":")
     if kind == "player":
@@ -388,12 +280,6 @@ def _expect(aggregate: A, version: int | None) -> A:
         raise Conflict(f"it has changed since version {version} (now {aggregate.version}); "
                        "read it again and decide again")
     return aggregate
-
-
-def _missing(what: str, aggregate_id: str, referenced: bool) -> Exception:
-    if referenced:
-        return NotAllowed(f"there is no {what} {aggregate_id}")
-    return NotFound(f"there is no {what} {aggregate_id}")
 
 
 def _hash(token: str) -> str:
