@@ -130,10 +130,8 @@ def void_deal_pack() -> list[str]:
     return first + second
 
 
-def test_a_store_with_a_void_deal_verifies_and_the_audit_shows_it_void(
-        store_settings, ledger, tmp_path):
-    """R1.6: the pack runs out, the deal is void and every stake comes back; verify still
-    replays it (exit 0) and the audit read model records it as void with its end."""
+def play_void_deal(ledger: Any) -> Any:
+    """Each of 25 players stakes 3 of their 10 chips; Sam's twist finds the pack empty."""
     players = ("Banker", "Pat", "Sam", *(f"P{i}" for i in range(3, 26)))
     club = seat_club(ledger, players, chips=10,
                      pack={"mode": "ordered", "cards": void_deal_pack()})
@@ -141,6 +139,14 @@ def test_a_store_with_a_void_deal_verifies_and_the_audit_shows_it_void(
     for name in players[1:]:
         club.act(name, "stake", amount=3)
     club.act("Sam", "twist")
+    return club
+
+
+def test_a_store_with_a_void_deal_verifies_and_the_audit_shows_it_void(
+        store_settings, ledger, tmp_path):
+    """R1.6: the pack runs out, the deal is void and every stake comes back; verify still
+    replays it (exit 0) and the audit read model records it as void with its end."""
+    club = play_void_deal(ledger)
     store = read_store(ledger, store_settings)
     assert store is not None
     Projections(ledger, store).catch_up()
@@ -159,13 +165,7 @@ def test_a_store_with_a_void_deal_verifies_and_the_audit_shows_it_void(
 def test_a_void_deal_is_told_to_webhooks_as_settled_with_its_stakes_returned(ledger):
     """Decision 81: R1.6 voids the deal; webhooks hear `deal.settled` with `void: true`, no
     results, the stakes' return postings, and neither a card nor the pack."""
-    players = ("Banker", "Pat", "Sam", *(f"P{i}" for i in range(3, 26)))
-    club = seat_club(ledger, players, chips=10,
-                     pack={"mode": "ordered", "cards": void_deal_pack()})
-    club.start()
-    for name in players[1:]:
-        club.act(name, "stake", amount=3)
-    club.act("Sam", "twist")
+    club = play_void_deal(ledger)
 
     told = [payload(ledger.mapper.to_domain_event(n)) for n in notifications(ledger)
             if n.topic == topic(DealAggregate.DealVoided)]
@@ -173,7 +173,7 @@ def test_a_void_deal_is_told_to_webhooks_as_settled_with_its_stakes_returned(led
     [(kind, data)] = told
     assert kind == "deal.settled" and data["void"] is True and data["results"] == []
     assert data["deal_id"] == str(club.deal_id) and "R1.6" in data["reason"]
-    assert sum(p["amount"] for p in data["postings"]) == 3 * (len(players) - 1)
+    assert sum(p["amount"] for p in data["postings"]) == 3 * 25
     assert not {"pack_after", "banker_hand", "cards"} & set(data)
 
 
