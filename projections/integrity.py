@@ -25,7 +25,7 @@ from projections.base import APPLICATION
 
 Fail = Callable[[str], None]
 KINDS = {"Account": "account", "DealAggregate": "deal", "TableAggregate": "table",
-         "Token": "token", "Receipt": "receipt", "Dispute": "dispute"}
+         "Token": "token", "Receipt": "receipt", "Dispute": "dispute", "Webhook": "webhook"}
 NOTHING_CHANGED = "(R11.4: nothing recorded is changed)"
 
 
