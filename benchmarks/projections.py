@@ -138,8 +138,9 @@ class Club:
         self.disputes += 1
 
 
-def fill(ledger: Ledger, deals: int, tables: int, label: str) -> tuple[int, float]:
-    club = Club(ledger, tables, seed=20261129)
+def fill(ledger: Ledger, deals: int, tables: int, label: str, seed: int = 20261129
+         ) -> tuple[int, float]:
+    club = Club(ledger, tables, seed=seed)
     start = time.perf_counter()
     report_every = max(deals // 5, 1)
     for number in range(deals):

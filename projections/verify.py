@@ -25,7 +25,9 @@ from domain.engine.shuffle import shuffle_pack
 from domain.engine.verification import verify_deal
 from domain.integrity import Checkpoint
 from projections.base import EventLog
+from projections.decoding import Decoder
 from projections.integrity import Chain, Snapshots, named, witnesses
+from projections.log import Log
 from projections.store import ReadStore
 
 Progress = Callable[[int, int], None]
@@ -63,16 +65,17 @@ def verify(ledger: EventLog, progress: Progress | None = None, page: int = 2000,
     snapshots = Snapshots(recorder.select_snapshots() if report.chained else [],
                           ledger.mapper, report.fail)
     state = _Replay()
+    log, decode = Log(recorder), Decoder(ledger.mapper)
     after = 0
     while after < head:
-        notes = recorder.select_notifications(start=after + 1, limit=page, stop=head)
+        notes = log.page(after + 1, page, head)
         if not notes:
             break
         if chain is not None:
             chain.page(notes, recorder.select_hashes(after, notes[-1].id))
         for note in notes:
             report.events += 1
-            _check(ledger, note, report, state, snapshots)
+            _check(decode, note, report, state, snapshots)
         after = notes[-1].id
         if progress:
             progress(after, head)
@@ -87,11 +90,11 @@ def verify(ledger: EventLog, progress: Progress | None = None, page: int = 2000,
     return report
 
 
-def _check(ledger: EventLog, note: Any, report: Report, state: _Replay,
+def _check(decode: Decoder, note: Any, report: Report, state: _Replay,
            snapshots: Snapshots) -> None:
     """One event's domain checks; an event tampered beyond reading is named, not fatal."""
     try:
-        event = ledger.mapper.to_domain_event(note)
+        event = decode(note)
         state.event(event, report)
     except Exception as error:  # noqa: BLE001 (verify reports; it never stops halfway)
         report.fail(f"{named(note.topic, note.originator_id)} version "
