@@ -71,7 +71,7 @@ class Projections:
         self.models: list[ReadModel] = [cls(view=store) for cls in (*MODELS, *OUTBOXES)]
         self.failures = Failures(store)
         self.decoder = Decoder(ledger.mapper)
-        self.log = Log(ledger.recorder)
+        self.pages = Log(ledger.recorder)  # the log, read in pages of plain rows
 
     @property
     def read_models(self) -> list[ReadModel]:
@@ -107,7 +107,7 @@ class Projections:
             return 0
         positions = {m.name: self.position(m) for m in models}
         start = min(positions.values()) + 1
-        page = self.log.page(start, self.page)
+        page = self.pages.page(start, self.page)
         if not page:
             return 0
         decoded: dict[int, Any] = {}
