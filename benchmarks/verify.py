@@ -3,8 +3,9 @@
 The store is a SQLite file kept at `--path`, so it is filled once. The play is
 `benchmarks/projections.py`'s club (realistic six-player Shoot Pontoon, every deal through
 the real `Ledger` commands, a dispute every 100th deal). Played into SQLite that is 3 to 7
-deals/s here, most of an hour for 20,000 deals, so `--deals` are played by `--workers`
-processes, each on its own in-memory store (the same commands, aggregates and mapper),
+deals/s here, hours for 20,000 deals, so `--deals` are played by `--workers` processes
+(8–14 deals/s each on a quiet machine, 2 under load: 20,000 deals take 15 minutes to over
+an hour), each on its own in-memory store (the same commands, aggregates and mapper),
 and each worker's log, in its order, then its snapshots, are inserted into the SQLite
 store through the ledger's own recorder, which hashes every event as a command's save does.
 The workers' clubs share no aggregate (every id is drawn at random; the treasury has no
