@@ -10,12 +10,13 @@ The aim is a ratio of medians (100,000 / 100) of at most 1.3.
 
 How the histories are built. One command per posting would take hours at 100,000, so the
 history is written in batches, honestly, through the real aggregates and `Ledger.save`:
-the player's `Account` and the treasury's `Account` are read from the store, moved 1,000
-times in memory with `Account.move` (each move a real R11.1 posting on both accounts:
-alternately a buy-in of 10 chips, the first one enough for every timed stake, and a
-cash-out of 5 that goes through the overdraw check of R11.2; posting ids are derived as
-the ledger derives them), then saved
-together with `ledger.save(player, treasury)`: one atomic transaction of 2,000 events,
+the player's `Account` is read from the store, moved 1,000 times in memory with
+`Account.move` (each move a real R11.1 posting: alternately a buy-in of 10 chips, the first
+one enough for every timed stake, and a cash-out of 5 that goes through the overdraw check
+of R11.2; posting ids are derived as the ledger derives them), then saved with
+`ledger.save(player)`: one atomic transaction of 1,000 events, as `Ledger.buy_in` saves
+one (the treasury keeps no entries of its own: its side is the player's entry, decisions.md
+67),
 after which the application takes its automatic snapshots at every 100th version, exactly
 as it does for commands. Repeat until the history has the requested number of postings.
 Both players are built the same way and end at the same place in the snapshot cycle
@@ -48,7 +49,6 @@ from application import Ledger
 from application.store import build_ledger  # noqa: E402
 from benchmarks.stores import machine, postgres_store, sqlite_store  # noqa: E402
 from config import Settings  # noqa: E402
-from domain.aggregates import TREASURY_ID
 from domain.engine.cards import full_pack
 from domain.engine.postings import TREASURY, player_account
 
@@ -78,7 +78,6 @@ def build_history(ledger: Ledger, player_id: str, postings: int, batch: int,
     done = 0
     while done < postings:
         player = ledger.player_account(player_id)
-        treasury = ledger.account(TREASURY_ID)
         for _ in range(min(batch, postings - done)):
             issue = done % 2 == 0
             amount = opening if done == 0 else 10 if issue else 5
@@ -87,12 +86,11 @@ def build_history(ledger: Ledger, player_id: str, postings: int, batch: int,
                 (player_account(player_id), TREASURY)
             reason = (f"the treasurer issues {amount} chips" if issue
                       else f"the treasurer redeems {amount} chips")
-            for account, credit in ((player, issue), (treasury, not issue)):
-                account.move(credit=credit, posting_id=pid, amount=amount, from_account=source,
-                             to_account=target, rule="R11.1", reason=reason, deal_id=None,
-                             table_id=None, hand=None)
+            player.move(credit=issue, posting_id=pid, amount=amount, from_account=source,
+                        to_account=target, rule="R11.1", reason=reason, deal_id=None,
+                        table_id=None, hand=None)
             done += 1
-        ledger.save(player, treasury)
+        ledger.save(player)
     return time.perf_counter() - start
 
 

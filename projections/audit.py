@@ -19,7 +19,7 @@ from domain.engine.deal import Deal
 from domain.engine.postings import Posting, net_changes
 from domain.engine.verification import verify_deal
 from domain.errors import PontoonError
-from projections.base import ReadModel, at
+from projections.base import ReadModel, at, dumps
 from projections.disputes import disputes_of_deal, explanation
 from projections.store import ReadStore, Statement
 from projections.tables import fair_shuffle
@@ -45,7 +45,7 @@ class AuditModel(ReadModel):
                    "commitment, started_at, started_position) VALUES "
                    "(%s, %s, %s, %s, %s, 'open', %s, %s, %s)",
                    (deal_id, fact["table_id"], fact["number"], fact["banker"],
-                    json.dumps(fact["players"]), fact["commitment"], at(event), position))
+                    dumps(fact["players"]), fact["commitment"], at(event), position))
         elif kind in ("DealSettled", "DealVoided"):
             yield ("UPDATE deals SET phase = %s, ended_at = %s, ended_position = %s "
                    "WHERE deal_id = %s",
@@ -54,7 +54,7 @@ class AuditModel(ReadModel):
         yield ("INSERT INTO deal_events (deal_id, version, position, at, type, actor, fact) "
                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
                (deal_id, event.originator_version, position, at(event), kind, event.actor,
-                json.dumps(fact)))
+                dumps(fact)))
 
 
     def compact(self, statements: list[Statement]) -> list[Statement]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import UTC
 from typing import Any, ClassVar, Protocol
 
+import orjson
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 from eventsourcing.utils import get_topic
@@ -24,10 +26,12 @@ class ReadModel(Projection[Any]):
     # False for the webhook outbox: its rows cause deliveries, so it is never rebuilt and
     # reads never wait for it.
     rebuildable: ClassVar[bool] = True
+    topic_set: ClassVar[frozenset[str]] = frozenset()  # `topics`, to test each event against
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.topics = tuple(get_topic(event_class) for event_class in cls.reads)
+        cls.topic_set = frozenset(cls.topics)
 
     @property
     def tracking_name(self) -> str:
@@ -52,6 +56,15 @@ class ReadModel(Projection[Any]):
 
     def applied(self) -> None:
         """Called once a page of this model's rows has been committed."""
+
+
+def dumps(value: Any) -> str:
+    """JSON text for a column, made in C (orjson); what it refuses (an integer beyond 64
+    bits, say) by the standard library. Readers parse it: only the data must be the same."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(value)
 
 
 def at(event: Any) -> str:

@@ -22,8 +22,10 @@ from eventsourcing.persistence import InterfaceError, OperationalError, Tracking
 from projections.audit import AuditModel
 from projections.balances import BalancesModel
 from projections.base import EventLog, ReadModel
+from projections.decoding import Decoder
 from projections.disputes import DisputesModel
 from projections.failures import Failure, Failures, describe, failures
+from projections.log import Log
 from projections.statements import StatementsModel
 from projections.store import TABLES, PageAlreadyApplied, ReadStore, Statement
 from projections.tables import TablesModel
@@ -68,6 +70,8 @@ class Projections:
         self.ledger, self.store, self.page = ledger, store, page
         self.models: list[ReadModel] = [cls(view=store) for cls in (*MODELS, *OUTBOXES)]
         self.failures = Failures(store)
+        self.decoder = Decoder(ledger.mapper)
+        self.pages = Log(ledger.recorder)  # the log, read in pages of plain rows
 
     @property
     def read_models(self) -> list[ReadModel]:
@@ -103,7 +107,7 @@ class Projections:
             return 0
         positions = {m.name: self.position(m) for m in models}
         start = min(positions.values()) + 1
-        page = self.ledger.recorder.select_notifications(start=start, limit=self.page)
+        page = self.pages.page(start, self.page)
         if not page:
             return 0
         decoded: dict[int, Any] = {}
@@ -114,7 +118,7 @@ class Projections:
             if done >= page[-1].id:
                 continue
             events = [(n.id, self._decode(n, decoded)) for n in page
-                      if n.id > done and n.topic in each.topics]
+                      if n.id > done and n.topic in each.topic_set]
             try:
                 statements = each.compact([s for position, event in events
                                            for s in each.statements(event, position)])
@@ -127,7 +131,7 @@ class Projections:
 
     def _decode(self, notification: Any, decoded: dict[int, Any]) -> Any:
         if notification.id not in decoded:
-            decoded[notification.id] = self.ledger.mapper.to_domain_event(notification)
+            decoded[notification.id] = self.decoder(notification)
         return decoded[notification.id]
 
     def _write(self, pages: list[Page]) -> bool:

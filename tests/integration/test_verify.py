@@ -8,11 +8,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from eventsourcing.application import AggregateNotFoundError
 
-from domain.aggregates import Account, DealAggregate, TableAggregate
+from domain.aggregates import TREASURY_ID, Account, DealAggregate, TableAggregate
+from domain.aggregates import posting_id as make_posting_id
+from domain.engine.postings import TREASURY, player_account
 from domain.engine.shuffle import commitment, derived_seed
+from projections.integrity import named
 from projections.runner import Projections
 from projections.store import read_store
+from projections.verify import verify
 from projections.webhooks.payloads import payload
 from tests.integration.ledger_views import notifications, seat_club, topic
 from tests.integration.projection_session import Session, play_session, pontoon, rewrite_event
@@ -205,3 +210,42 @@ def test_a_store_where_players_sat_out_verifies_and_the_kept_pack_is_dealt_next(
     assert ledger.deal(next_deal).engine.banker_cards == [kept[1]]
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "all deals replay" in checked.stdout
+
+
+# --- stores written before the treasury's balance was derived (decisions.md 67) ------------
+
+def buy_in_the_old_way(ledger: Any, player_id: str, amount: int) -> None:
+    """As a buy-in was saved before: the player's entry and the treasury's own, one save,
+    the treasury's account opened by its first posting."""
+    player = ledger.player_account(player_id)
+    try:
+        treasury = ledger.repository.get(TREASURY_ID)
+    except AggregateNotFoundError:
+        treasury = Account.open(id=TREASURY_ID, kind="treasury", owner=None, name="treasury")
+    posting_id = make_posting_id(player.id, player.version + 1, 0)
+    for account, credit in ((player, True), (treasury, False)):
+        account.move(credit=credit, posting_id=posting_id, amount=amount,
+                     from_account=TREASURY, to_account=player_account(player_id),
+                     rule="R11.1", reason=f"the treasurer issues {amount} chips",
+                     deal_id=None, table_id=None, hand=None)
+    ledger.save(player, treasury)
+
+
+def test_a_store_with_the_treasurys_own_entries_verifies(ledger):
+    """R11.1: an old store's treasury account opens after its first counterpart's entry;
+    its opening does not forget the chips that entry issued, and its own entries end where
+    the derived balance does."""
+    pat = str(ledger.register_player("Pat").result["id"])
+    buy_in_the_old_way(ledger, pat, 100)
+    buy_in_the_old_way(ledger, pat, 30)
+    ledger.buy_in(pat, 20)
+
+    report = verify(ledger)
+
+    assert report.ok, report.failures
+    assert report.accounts == 2
+
+
+def test_a_failure_on_a_webhooks_event_names_it_a_webhook():
+    """verify names the aggregate a failing event belongs to (R11.4)."""
+    assert named("domain.aggregates:Webhook.Subscribed", TREASURY_ID).startswith("webhook ")
