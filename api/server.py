@@ -14,6 +14,7 @@ import re
 import shutil
 import socket
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -106,17 +107,24 @@ def serve(settings: Settings, *, host: str | None, port: int | None, workers: in
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def refuse_taken_port(host: str, port: int) -> None:
+def refuse_taken_port(host: str, port: int, *, attempts: int = 5) -> None:
     """Refuse to start on a port something already listens on. The workers bind with
     SO_REUSEPORT, which a second `pontoon serve` of the same user would share silently,
-    taking half the connections; a plain bind, as here, is refused by any listener."""
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is no owner
-        try:
-            probe.bind((host, port))
-        except OSError as error:
-            raise PortTaken(f"{host}:{port} is taken ({error.strerror}): is another "
-                            f"service running there? Stop it or choose --port") from None
+    taking half the connections; a plain bind, as here, is refused by any listener. Tried
+    for a few seconds, as gunicorn retries its own bind: the workers of a service killed
+    a moment ago hold the port until they notice and exit."""
+    for attempt in range(attempts):
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is free
+            try:
+                probe.bind((host, port))
+                return
+            except OSError as error:
+                reason = error.strerror
+        if attempt < attempts - 1:
+            time.sleep(1)
+    raise PortTaken(f"{host}:{port} is taken ({reason}): is another service running "
+                    f"there? Stop it or choose --port")
 
 
 class PortTaken(Exception):
