@@ -68,12 +68,8 @@ def play_the_rest(ledger: Ledger) -> None:
     ledger.delete_webhook(str(webhook.result["id"]), deleted_by="treasurer:t")
     settled = str(ledger.start_deal(table_id).result["deal_id"]) if _over(ledger, deal_id) \
         else deal_id
-    raised = ledger.raise_dispute(settled, "a misread total: {\"_type_\": \"x\"}",
-                                  raised_by="treasurer:t")
-    ledger.resolve_dispute(str(raised.result["id"]), decision="upheld", note="one back",
-                           corrections=[{"from_account": f"player:{ids['Banker']}",
-                                         "to_account": f"player:{ids['Pat']}", "amount": 1}],
-                           resolved_by="treasurer:t", allow_debt=True)
+    upheld(ledger, settled, "a misread total: {\"_type_\": \"x\"}", "one back",
+           f"player:{ids['Banker']}", f"player:{ids['Pat']}")
     names = ["Banker", "Pat", "Sam", *(f"P{i}" for i in range(3, 26))]
     ids, table_id = seat(ledger, names, void_deal_pack(), chips=10)
     deal_id = str(ledger.start_deal(table_id).result["deal_id"])
@@ -118,11 +114,17 @@ def play_at_random(ledger: Ledger, deals: int, seed: int = 11) -> None:
     seats = [seat for seat in seats if seat != banker]
     ledger.remove_player(table_id, seats[4])
     ledger.sell_bank(table_id, late if banker != late else seats[2], 3)
-    raised = ledger.raise_dispute(deal_id, "the kitty was miscounted",
-                                  raised_by="treasurer:t")
-    ledger.resolve_dispute(str(raised.result["id"]), decision="upheld", note="kitty back",
-                           corrections=[{"from_account": f"player:{seats[1]}",
-                                         "to_account": f"kitty:{table_id}", "amount": 1}],
+    upheld(ledger, deal_id, "the kitty was miscounted", "kitty back",
+           f"player:{seats[1]}", f"kitty:{table_id}")
+
+
+def upheld(ledger: Ledger, deal_id: str, reason: str, note: str, source: str,
+           target: str) -> None:
+    """A dispute raised and upheld by the treasurer, moving one chip (R11.4)."""
+    raised = ledger.raise_dispute(deal_id, reason, raised_by="treasurer:t")
+    ledger.resolve_dispute(str(raised.result["id"]), decision="upheld", note=note,
+                           corrections=[{"from_account": source, "to_account": target,
+                                         "amount": 1}],
                            resolved_by="treasurer:t", allow_debt=True)
 
 
