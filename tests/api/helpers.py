@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 from uuid import uuid4
@@ -321,3 +322,15 @@ def sign_in_csrf(html: str) -> str:
     found = re.search(r'name="csrf" value="([A-Za-z0-9_-]{43})"', html)
     assert found, "no form token on the sign-in form"
     return found.group(1)
+
+
+def eventually(check: Callable[[], Any], what: str, deadline: float = 30.0) -> Any:
+    """`check()`'s first truthy answer, asked until `deadline` seconds have passed (generous:
+    the read models and webhook sender are threads of the app)."""
+    until = time.monotonic() + deadline
+    while time.monotonic() < until:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"not within {deadline} s: {what}")

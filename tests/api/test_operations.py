@@ -5,29 +5,16 @@ from __future__ import annotations
 
 import logging
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
 from flask import Flask
 
-from tests.api.helpers import PROBLEM, TREASURER, Club, build_app, close_app, ok
+from tests.api.helpers import PROBLEM, TREASURER, Club, build_app, close_app, eventually, ok
 from tests.conftest import TREASURER_TOKEN
 from tests.integration.test_failing_read_model import POISON, cure, poison
-
-DEADLINE = 30.0  # seconds, generous: the runner is a thread of the app
-
-
-def eventually(check: Callable[[], Any], what: str) -> Any:
-    deadline = time.monotonic() + DEADLINE
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"not within {DEADLINE} s: {what}")
 
 
 @pytest.fixture

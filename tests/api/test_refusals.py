@@ -25,21 +25,12 @@ from flask.testing import FlaskClient
 from domain.engine.deal import ACTIONS
 from tests.api.helpers import Club, Player, ok, problem, shared_client
 from tests.api.test_errors import records_nothing
+from tests.unit.test_r3_refusals_for_every_action import AMOUNT_OF, PHASE_OF, RULE_OF, RULES, TOP
 
 __all__ = ["shared_client"]
 
-RULES = {"shoot": True, "kitty_min": 10, "kitty_max": 100, "banker_may_double": True,
-         "burn": "13"}
-TOP = ["8S", "6C", "10D", "8H", "7D", "7S", "5H", "4C"]  # Pat, Quinn, Bea; then draws
+# The table, pack and rules of the rule tests: the same refusals, over HTTP.
 HIDDEN = ["8S", "8H", "6C", "7D", "10D", "7S"]  # face down once the second round is out
-PHASE_OF = {"stake": "staking", "double": "doubling", "decline": "doubling",
-            "shoot": "shooting", "pass": "shooting", "split": "playing", "buy": "playing",
-            "twist": "playing", "stick": "playing", "burn": "playing", "draw": "banker",
-            "stay": "banker"}
-RULE_OF = {"stake": "R3.5", "double": "R10.3", "decline": "R10.3", "shoot": "R9.3",
-           "pass": "R9.3", "split": "R5.1", "buy": "R4.3", "twist": "R4.4", "stick": "R4.6",
-           "burn": "R10.8", "draw": "R6.3", "stay": "R6.3"}
-AMOUNT_OF = {"stake": 5, "shoot": 1, "buy": 5}
 STEPS = [("pat", "stake", {"amount": 5}), ("quinn", "stake", {"amount": 5}),
          ("bea", "decline", {}), ("pat", "pass", {}), ("quinn", "pass", {}),
          ("pat", "stick", {}), ("quinn", "twist", {}), ("quinn", "stick", {})]

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -20,9 +19,16 @@ import pytest
 from flask import Flask
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from tests.api.helpers import TREASURER, Club, build_app, close_app, kitty_emptied_game, ok
+from tests.api.helpers import (
+    TREASURER,
+    Club,
+    build_app,
+    close_app,
+    eventually,
+    kitty_emptied_game,
+    ok,
+)
 
-DEADLINE = 30.0
 ALL_TYPES = ["deal.settled", "chips.issued", "chips.redeemed", "dispute.opened",
              "dispute.resolved", "kitty.changed"]
 
@@ -87,16 +93,6 @@ def app(store_settings: Any) -> Iterator[Flask]:
 @pytest.fixture
 def club(app: Flask) -> Club:
     return Club(app.test_client())
-
-
-def eventually(check: Callable[[], Any], what: str) -> Any:
-    deadline = time.monotonic() + DEADLINE
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"not within {DEADLINE} s: {what}")
 
 
 def subscribe(club: Club, receiver: Receiver, events: list[str]) -> dict[str, Any]:

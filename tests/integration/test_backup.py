@@ -8,6 +8,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import pytest
@@ -28,6 +29,15 @@ from tests.integration.projection_session import (
 BACKUPS = 2
 
 
+def keep_playing(writer: Any, stop: threading.Event, failures: list[BaseException]) -> None:
+    """Play sessions until `stop`, as a club would under a backup; errors are kept."""
+    try:
+        while not stop.is_set():
+            play_session(writer, after_command=lambda: time.sleep(0.002))
+    except BaseException as error:  # noqa: BLE001 (reported by the test)
+        failures.append(error)
+
+
 def test_a_backup_taken_while_commands_are_written_restores_and_verifies(tmp_path: Path):
     """Issue 12: backups taken during a stream of commands (and the read models
     following it) each serve as a store: verify passes, every event is readable, the read
@@ -36,17 +46,11 @@ def test_a_backup_taken_while_commands_are_written_restores_and_verifies(tmp_pat
     migrate(settings)
     writer, follower = build_ledger(settings), build_ledger(settings)
     runner = Projections(follower, read_store(follower, settings))  # type: ignore[arg-type]
-    stop, failures = threading.Event(), []
+    stop = threading.Event()
+    failures: list[BaseException] = []
 
-    def write() -> None:
-        try:
-            while not stop.is_set():
-                play_session(writer, after_command=lambda: time.sleep(0.002))
-        except BaseException as error:  # noqa: BLE001 (reported below)
-            failures.append(error)
-
-    threads = [threading.Thread(target=write), threading.Thread(target=runner.follow,
-                                                                args=(stop,))]
+    threads = [threading.Thread(target=keep_playing, args=(writer, stop, failures)),
+               threading.Thread(target=runner.follow, args=(stop,))]
     for thread in threads:
         thread.start()
     copies = []
@@ -122,16 +126,10 @@ def test_the_readmes_pg_dump_recipe_taken_while_commands_are_written_restores_an
     migrate(settings)
     base, _, query = postgres_schema.partition("?")
     schema = query.removeprefix("schema=")
-    writer, stop, failures = build_ledger(settings), threading.Event(), []
+    writer, stop = build_ledger(settings), threading.Event()
+    failures: list[BaseException] = []
 
-    def write() -> None:
-        try:
-            while not stop.is_set():
-                play_session(writer, after_command=lambda: time.sleep(0.002))
-        except BaseException as error:  # noqa: BLE001 (reported below)
-            failures.append(error)
-
-    thread = threading.Thread(target=write)
+    thread = threading.Thread(target=keep_playing, args=(writer, stop, failures))
     thread.start()
     try:
         time.sleep(0.5)
