@@ -33,12 +33,17 @@ def principal() -> Principal:
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("send Authorization: Bearer <token>")
     services = current_app.extensions["pontoon"]
-    deferred = request.method in COMMANDS and request.path.startswith("/v1/")
+    deferred = is_api_command()
     found = services.authenticate(token.strip(), deferred=deferred)
     if isinstance(found, str):
         raise Unauthorized(found)
     g.principal = found
     return found
+
+
+def is_api_command() -> bool:
+    """A request that may change the ledger: its token is checked before its body is read."""
+    return request.method in COMMANDS and request.path.startswith("/v1/")
 
 
 def token_changed() -> Unauthorized | None:

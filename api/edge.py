@@ -15,8 +15,8 @@ from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from api.auth import principal, token_changed
-from api.errors import problem
+from api.auth import is_api_command, principal, token_changed
+from api.errors import unauthorized
 from api.inputs import bounded_int
 from application.reads import TokenChanged
 
@@ -24,7 +24,6 @@ BODY_MAX = 64 * 1024  # bytes (API.md: 413 above 64 KiB)
 # The deepest body a schema takes is three levels (a resolution's corrections, a table's
 # pack and its cards); eight leaves room and stops a parser's recursion long before Python's.
 DEPTH_MAX = 8
-UNSAFE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
@@ -39,7 +38,7 @@ def guard(app: Flask) -> None:
     def token_then_size() -> None:
         if request.routing_exception is not None:
             return  # 404 or 405: no view will read the body
-        if request.method in UNSAFE_METHODS and request.path.startswith("/v1/"):
+        if is_api_command():
             principal()  # 401 whatever the body, and before it is read
         if (request.content_length or 0) > BODY_MAX:
             raise RequestEntityTooLarge(f"a request body is at most {BODY_MAX} bytes")
@@ -56,7 +55,7 @@ def guard(app: Flask) -> None:
         except TokenChanged:
             refusal = token_changed()
             if refusal is not None:
-                return problem(401, str(refusal), headers={"WWW-Authenticate": "Bearer"})
+                return unauthorized(refusal)
         return response
 
     @app.teardown_request

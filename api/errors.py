@@ -74,6 +74,10 @@ def http_problem(error: HTTPException) -> Response:
     return problem(status, str(detail), errors=_plain(errors), headers=headers)
 
 
+def unauthorized(error: Unauthorized) -> Response:
+    return problem(401, str(error), headers={"WWW-Authenticate": "Bearer"})
+
+
 def register(app: Flask) -> None:
     from api import auth
     from api.health.readiness import NotReady
@@ -84,9 +88,7 @@ def register(app: Flask) -> None:
     def refused(error: PontoonError) -> Response:
         return problem(error.status, error.message, rule=error.rule)
 
-    @app.errorhandler(Unauthorized)
-    def unauthorized(error: Unauthorized) -> Response:
-        return problem(401, str(error), headers={"WWW-Authenticate": "Bearer"})
+    app.errorhandler(Unauthorized)(unauthorized)
 
     @app.errorhandler(TokenChanged)
     def token_changed(error: TokenChanged) -> Response:

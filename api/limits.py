@@ -38,10 +38,9 @@ def limit_failed_authentication(app: Flask, limit: str) -> Limiter:
     limiter = Limiter(get_remote_address, app=app, storage_uri="memory://",
                       strategy="moving-window", application_limits=[limit],
                       application_limits_deduct_when=lambda response:
-                      response.status_code == 401 or g.get("authentication_failed", False),
-                      application_limits_exempt_when=exempt)
-    # Also as a request filter, which the limiter asks before anything else: the way through
-    # for nearly every request is then one dictionary look-up, not its matching of limits.
+                      response.status_code == 401 or g.get("authentication_failed", False))
+    # A request filter, which the limiter asks before anything else: the way through for
+    # nearly every request is then one dictionary look-up, not its matching of limits.
     limiter.request_filter(exempt)
 
     @app.errorhandler(RateLimitExceeded)

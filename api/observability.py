@@ -22,9 +22,10 @@ from uuid import uuid4
 
 from flask import Flask, Response, current_app, g, request
 
+from api.auth import COMMANDS
+
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
 _REQUEST_ID_FORM = re.compile(r"[A-Za-z0-9._:@/+=-]{1,200}")  # else one is made up
-COMMAND_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 LOG_FIELDS = "%(levelname)s %(name)s %(message)s"
 log = logging.getLogger("pontoon.access")
 
@@ -122,7 +123,7 @@ def _finish(response: Response) -> Response:
     endpoint = request.endpoint or "unmatched"
     counted = metrics()
     counted.latency.labels(request.method, endpoint).observe(elapsed)
-    if request.method in COMMAND_METHODS:
+    if request.method in COMMANDS:
         counted.commands.labels(endpoint, _outcome(response.status_code)).inc()
     log.info("%s %s %s", request.method, request.path, response.status_code,
              extra={"method": request.method, "path": request.path,

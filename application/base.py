@@ -115,8 +115,9 @@ class LedgerBase(Reads, Application[UUID]):
     # --- plumbing ----------------------------------------------------------------------
 
     def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
-        """The library's save, less its runtime `Protocol` checks of each object (a few
-        percent of a command): the ledger saves only aggregates."""
+        """The library's save (eventsourcing 9.5 `Application.save`, less its deprecated
+        `notify` hook), without its runtime `Protocol` checks of each object (a few percent
+        of a command): the ledger saves only aggregates. Check it again on an upgrade."""
         if not all(obj is None or isinstance(obj, Aggregate) for obj in objs):
             return super().save(*objs, **kwargs)
         processing = ProcessingEvent[UUID]()
@@ -145,13 +146,15 @@ class LedgerBase(Reads, Application[UUID]):
         for attempt in range(self.attempts):
             self._reads.shared, self._reads.mine = {}, {}
             try:
-                aggregates, result = self._decided(decide, key, request_hash)
+                aggregates, result = decide()
                 kept = {k: None if k in secret else v for k, v in result.items()}
                 receipt = Receipt.record(key, request_hash, kept) if key is not None else None
                 self.settle_token_check()
                 recordings = self.save(*aggregates, receipt)
-            except _Repeated as repeated:
-                return repeated.outcome
+            except PontoonError:  # refused now: a repeat of a command applied before?
+                if key is not None and (repeat := self._repeat(key, request_hash)):
+                    return repeat
+                raise
             except IntegrityError:
                 if key is not None and (repeat := self._repeat(key, request_hash)):
                     return repeat
@@ -169,15 +172,6 @@ class LedgerBase(Reads, Application[UUID]):
             return Outcome(result, position, saved)
         raise Conflict(f"the {name.replace('_', ' ')} lost a race with other commands "
                        f"{self.attempts} times; send it again")
-
-    def _decided(self, decide: Callable[[], Decision], key: str | None, request_hash: str
-                 ) -> Decision:
-        try:
-            return decide()
-        except PontoonError:
-            if key is not None and (repeat := self._repeat(key, request_hash)):
-                raise _Repeated(repeat) from None
-            raise
 
     def _repeat(self, key: str, request_hash: str) -> Outcome | None:
         """The first answer to a command with this key, if there was one."""
@@ -243,13 +237,6 @@ class LedgerBase(Reads, Application[UUID]):
                              rule=posting.rule, reason=posting.reason, deal_id=deal_id,
                              table_id=table_id, hand=posting.hand)
         return ids
-
-class _Repeated(Exception):
-    """A repeated command found its receipt: answer the first outcome."""
-
-    def __init__(self, outcome: Outcome) -> None:
-        self.outcome = outcome
-
 
 def _postings_of(decided: list[f.Fact], source_id: UUID, first_version: int,
                  deal_id: str | None, table_id: str | None

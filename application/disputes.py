@@ -95,13 +95,16 @@ class DisputeCommands(LedgerBase):
     def _correctable(self, name: str, account_id: UUID) -> Account:
         """The account a correction names, existing and of the kind its name says (R11.4)."""
         kind, owner = parse_account(name)
-        if kind == "kitty" and owner is not None and account_id not in self.repository:
+        try:
+            account = self._load(Account, str(account_id), "account", True)
+        except NotAllowed:
+            if kind != "kitty" or owner is None:
+                raise
             # Only the deal's own table's kitty gets here: a table that never had one.
             table = self._load(TableAggregate, owner, "table", True).engine
             raise NotAllowed(f"the table “{table.name}” does not play Shoot Pontoon: it has no "
                              "kitty for a correction to move chips to or from (R9.12)",
-                             "R9.12")
-        account = self._load(Account, str(account_id), "account", True)
+                             "R9.12") from None
         if account.kind != kind:
             raise NotAllowed(f"{name} is not a {kind} account (R11.4)", "R11.4")
         return account

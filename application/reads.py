@@ -88,11 +88,19 @@ class Reads:
 
     def settle_token_check(self) -> None:
         """Do a deferred token check now, if no read did it (TokenChanged if it changed)."""
+        if self.token_check_pending() is not None:
+            self._events_after([])
+
+    def _events_after(self, known: list[tuple[UUID, int]]) -> dict[UUID, Any]:
+        """The events recorded after these versions, read with the deferred token check in
+        the same round trip (TokenChanged if the token was recorded since)."""
         token = self.token_check_pending()
+        new = events_after(self.recorder, known + ([token] if token else []))
         if token is not None:
             self._token.pending = None
-            if self.recorder.select_events(token[0], gt=token[1], limit=1):
+            if new.get(token[0]):
                 raise TokenChanged
+        return new
 
     def cached(self, aggregate_id: UUID) -> Any | None:
         """This process's last known state of an aggregate, maybe stale: a hint of what a
@@ -109,13 +117,7 @@ class Reads:
                 missing.append(aggregate_id)
             else:
                 entries.append(entry)
-        known = [(entry.id, entry.version) for entry in entries]
-        token = self.token_check_pending()
-        new = events_after(self.recorder, known + ([token] if token else []))
-        if token is not None:
-            self._token.pending = None
-            if new.get(token[0]):
-                raise TokenChanged
+        new = self._events_after([(entry.id, entry.version) for entry in entries])
         found = fast_forward(entries, new, self.mapper)
         for aggregate in found.values():
             self.cache.put(aggregate)

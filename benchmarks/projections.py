@@ -208,19 +208,19 @@ def run(settings: Settings, label: str, deals: int, tables: int) -> dict[str, fl
               f"with to_domain_event: {decoded:,.0f} events/s ({decoded_s:.2f} s)")
 
         rebuild_s, applied = best_of(2, projections.rebuild)
-        models = len(projections.models)
+        models = len(projections.read_models)
         assert applied == events, (applied, events)  # the log is read once for all models
         assert set(projections.lags().values()) == {0}
         catch_up = events / rebuild_s
         print(f"[{label}] catch-up from zero (Projections.rebuild, {models} read models: "
-              f"{', '.join(m.name for m in projections.models)}): {catch_up:,.0f} log "
+              f"{', '.join(m.name for m in projections.read_models)}): {catch_up:,.0f} log "
               f"events/s ({rebuild_s:.2f} s)")
         print(f"[{label}] ratio catch-up / raw read of plain rows = {catch_up / rows:.3f} "
               f"(aim >= 0.3); / select_notifications = {catch_up / raw:.3f}; "
               f"/ select_notifications with decoding = {catch_up / decoded:.3f}")
-        store.clear(TABLES, [m.tracking_name for m in projections.models])
+        store.clear(TABLES, [m.tracking_name for m in projections.read_models])
         parts = []
-        for model in projections.models:
+        for model in projections.read_models:
             start = time.perf_counter()
             while projections.step(model) > 0:
                 pass

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from config import Settings
+from projections.failures import describe
 
 log = logging.getLogger("pontoon.projections")
 Duty = Callable[[threading.Event], None]  # runs until the event is set
@@ -88,9 +89,8 @@ class AdvisoryElection:
                                            (self.key,)).fetchone()
         except Exception as error:  # the store is unreachable: stand by, try again
             if not self._unreachable:
-                log.warning("cannot stand in the election (%s: %s); trying every second",
-                            type(error).__name__,
-                            str(error).splitlines()[0] if str(error) else "")
+                log.warning("cannot stand in the election (%s); trying every second",
+                            describe(error))
             self._unreachable = True
             self.release()
             return False

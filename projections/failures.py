@@ -74,8 +74,8 @@ class Failures:
         delay = min(self.first * 2 ** (attempts - 1), self.most)
         now = time.time()
         failure = Failure(model, position, describe(error), attempts,
-                          prior.failed_at if prior is not None and again else _rfc3339(now),
-                          _rfc3339(now + delay))
+                          prior.failed_at if prior is not None and again else rfc3339(now),
+                          rfc3339(now + delay))
         self._known[model], self._due[model] = failure, time.monotonic() + delay
         log.error("read model %s cannot apply the event at position %s (%s); attempt %s, "
                   "next in %.0f s", model, position, failure.error, attempts, delay,
@@ -108,5 +108,5 @@ def _insert(failure: Failure) -> tuple[str, tuple[Any, ...]]:
              failure.failed_at, failure.next_attempt_at))
 
 
-def _rfc3339(seconds: float) -> str:
+def rfc3339(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="microseconds")

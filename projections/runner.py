@@ -201,10 +201,13 @@ class Projections:
         or at once ModelFailing if one of them is stuck on an event at or before it. The
         timeout bounds the whole wait, not each model's."""
         deadline = time.monotonic() + timeout
+        stuck: list[Any] | None = None  # read once, when a model first lags
         for model in self.read_models:
             if self.position(model) >= position:
                 continue
-            for failure in failures(self.store):
+            if stuck is None:
+                stuck = failures(self.store)
+            for failure in stuck:
                 if failure.model == model.name and failure.position <= position:
                     raise ModelFailing(failure)
             remaining = max(deadline - time.monotonic(), 0.0)

@@ -27,8 +27,8 @@ class Hand:
         self.shot = False  # the fourth-card shoot window was used (R9.5)
         self.returned = False  # its cards already went to the bottom of the pack (R4.7)
 
-    def copy(self) -> Hand:
-        """An independent copy (what `copy.deepcopy` would make, without its generic walk)."""
+    def __deepcopy__(self, memo: dict[int, Any]) -> Hand:
+        """An independent copy, without `copy.deepcopy`'s generic walk."""
         clone = Hand.__new__(Hand)
         clone.cards, clone.face_up, clone.bought = \
             list(self.cards), list(self.face_up), list(self.bought)
@@ -36,9 +36,6 @@ class Hand:
         clone.status, clone.twisted, clone.split = self.status, self.twisted, self.split
         clone.acted, clone.shot, clone.returned = self.acted, self.shot, self.returned
         return clone
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Hand:
-        return self.copy()
 
     def snapshot(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}

@@ -17,7 +17,7 @@ from domain.engine.postings import Posting, escrow_account, kitty_account
 from domain.engine.rules import TableRules
 
 __all__ = ["BANKER", "DEALING", "DOUBLING", "PLAYING", "SETTLED", "SHOOTING", "STAKING",
-           "VOID", "DealState", "Hand"]
+           "VOID", "DealState"]
 
 STAKING, DOUBLING, SHOOTING, DEALING, PLAYING, BANKER, SETTLED, VOID = (
     "staking", "doubling", "shooting", "dealing", "playing", "banker", "settled", "void")

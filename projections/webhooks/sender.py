@@ -18,10 +18,10 @@ import urllib.request
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from projections.failures import describe
+from projections.failures import describe, rfc3339
 from projections.store import ReadStore
 from projections.webhooks.signing import message_id, sign
 
@@ -133,14 +133,14 @@ class Sender:
 
     def _record(self, delivery: Delivery, status: int | None, error: str | None) -> None:
         now = time.time()
-        first = delivery.first_attempt_at or _rfc3339(now)
+        first = delivery.first_attempt_at or rfc3339(now)
         key = (delivery.webhook_id, delivery.position)
         if status is not None and 200 <= status < 300:
             self.store.run([("UPDATE webhook_deliveries SET attempts = attempts + 1, "
                              "last_status = %s, last_error = NULL, first_attempt_at = %s, "
                              "delivered_at = %s, next_attempt_at = NULL "
                              "WHERE webhook_id = %s AND position = %s",
-                             (status, first, _rfc3339(now), *key))])
+                             (status, first, rfc3339(now), *key))])
             self.attempted("delivered")
             return
         attempts = delivery.attempts + 1
@@ -149,11 +149,11 @@ class Sender:
         statements: list[tuple[str, tuple[Any, ...]]] = [(
             "UPDATE webhook_deliveries SET attempts = %s, last_status = %s, last_error = %s, "
             "first_attempt_at = %s, next_attempt_at = %s WHERE webhook_id = %s AND position = %s",
-            (attempts, status, error, first, None if give_up else _rfc3339(now + delay), *key))]
+            (attempts, status, error, first, None if give_up else rfc3339(now + delay), *key))]
         if give_up:
             statements.append(("UPDATE webhooks SET status = 'disabled', disabled_at = %s "
                                "WHERE webhook_id = %s AND status = 'active'",
-                               (_rfc3339(now), delivery.webhook_id)))
+                               (rfc3339(now), delivery.webhook_id)))
             log.warning("webhook %s disabled: the delivery of position %s failed for %.0f s "
                         "(%s attempts, last: %s)", delivery.webhook_id, delivery.position,
                         now - _seconds(first), attempts, error)
@@ -162,10 +162,6 @@ class Sender:
                      "%.1f s", delivery.webhook_id, delivery.position, error, attempts, delay)
         self.store.run(statements)
         self.attempted("disabled" if give_up else "failed")
-
-
-def _rfc3339(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="microseconds")
 
 
 def _seconds(text: str) -> float:
