@@ -182,8 +182,9 @@ def _no_query(view: Callable[..., Any], allowed: tuple[str, ...]) -> Callable[..
     def checked(*args: Any, **kwargs: Any) -> Any:
         unknown = sorted(name for name in request.args if name not in allowed)
         value = request.args.get("min_position", "0")
-        if not (value.isascii() and value.isdigit() and len(value) <= 18):
-            unknown.append("min_position")
+        if "min_position" in allowed and not (value.isascii() and value.isdigit()
+                                              and len(value) <= 18):
+            unknown.append("min_position")  # where it is not allowed, it is unknown already
         if unknown:
             flask_smorest.abort(400, message=f"unknown query parameter: {', '.join(unknown)}",
                                 errors={name: ["Unknown field."] for name in unknown})

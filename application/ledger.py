@@ -32,14 +32,6 @@ from domain.engine.table import Table
 __all__ = ["Ledger", "Outcome"]
 
 
-def _is_uuid(value: str) -> bool:
-    try:
-        UUID(value)
-    except ValueError:
-        return False
-    return True
-
-
 def chip_count(amount: int) -> str:
     """`1 chip`, `5 chips`: reasons are read by people."""
     return f"{amount} chip{'' if amount == 1 else 's'}"
@@ -216,7 +208,7 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
                    key: str | None = None, actor: str | None = None,
                    expected_version: int | None = None) -> Outcome:
         def decide() -> Decision:
-            known = self.cached(UUID(table_id)) if _is_uuid(table_id) else None
+            known = self.cached(table_id)
             self._read_ahead(table_id, *(known.engine.seats if isinstance(
                 known, TableAggregate) else ()))
             table = self.table(table_id, expected_version)
@@ -262,10 +254,7 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
         process's last sight of the deal: the players still to stake, and the table when the
         banker's turn may end the deal. Read ahead with them; whatever else it needs it
         reads as it goes."""
-        try:
-            known = self.cached(UUID(deal_id))
-        except ValueError:
-            return []
+        known = self.cached(deal_id)
         if not isinstance(known, DealAggregate):
             return []
         engine = known.engine

@@ -102,10 +102,11 @@ class Reads:
                 raise TokenChanged
         return new
 
-    def cached(self, aggregate_id: UUID) -> Any | None:
+    def cached(self, aggregate_id: UUID | str) -> Any | None:
         """This process's last known state of an aggregate, maybe stale: a hint of what a
-        command will read (never decide on it; never change it)."""
-        return self.cache.peek(aggregate_id)
+        command will read (never decide on it; never change it). None for an id that is
+        not one: the command's own read refuses it."""
+        return next((self.cache.peek(key) for key in _uuids([aggregate_id])), None)
 
     def _current(self, ids: Sequence[UUID]) -> dict[UUID, Any]:
         """Each aggregate as stored now, shared with the cache (copy it to change it):

@@ -7,13 +7,12 @@ It is never rebuilt (a delivery made is not made again) and reads never wait for
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from domain.aggregates import Webhook
-from projections.base import ReadModel, at
+from projections.base import ReadModel, at, dumps
 from projections.store import ReadStore, Statement
 from projections.webhooks.payloads import EVENTS, payload
 
@@ -52,10 +51,10 @@ class WebhookOutbox(ReadModel):
         found = payload(event)
         if found is not None:
             kind, data = found
-            body = json.dumps({"type": kind, "position": position, "at": at(event),
-                               "data": data}, separators=(",", ":"))
+            when = at(event)
+            body = dumps({"type": kind, "position": position, "at": when, "data": data})
             self._fresh = True
-            yield _DELIVERY, (position, kind, body, at(event), kind)
+            yield _DELIVERY, (position, kind, body, when, kind)
 
     def applied(self) -> None:
         if self._fresh:
