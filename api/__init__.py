@@ -9,6 +9,7 @@ from flask import Flask, redirect, send_from_directory
 from werkzeug import Response
 
 from api import edge, errors, observability
+from api.answers import Answers
 from api.limits import limit_failed_authentication
 from api.openapi import PontoonApi, ProblemResponses
 from api.services import Services
@@ -32,6 +33,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
 
     settings = settings or Settings.from_env()
     app = Flask("pontoon")
+    app.json = Answers(app)
     app.config.update(
         API_TITLE="Pontoon chip ledger", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/", OPENAPI_JSON_PATH="openapi.json",

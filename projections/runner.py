@@ -227,7 +227,7 @@ class Projections:
                 log.warning("the read models cannot use the store (%s); trying again in "
                             "%.1f s", describe(error), pause)
                 read = 0
-            if not read:
+            if read < self.page:  # caught up: let a page gather rather than poll at once
                 stop.wait(pause)
         with contextlib.suppress(Exception):
             log.info("the read models stopped at position %s",
