@@ -33,6 +33,7 @@ from eventsourcing.utils import retry
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
+from application.arrays import BigintArray, ByteaArray, TextArray, UuidArray
 from domain.integrity import GENESIS, Checkpoint, event_hash, log_hash
 
 HASHES = "event_hashes"
@@ -190,9 +191,10 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
         if not self._has_insert_function():
             inserted: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return inserted
-        columns = ([e.originator_id for e in stored_events],
-                   [e.originator_version for e in stored_events],
-                   [e.topic for e in stored_events], [e.state for e in stored_events])
+        columns = (UuidArray(e.originator_id for e in stored_events),
+                   BigintArray(e.originator_version for e in stored_events),
+                   TextArray(e.topic for e in stored_events),
+                   ByteaArray(e.state for e in stored_events))
         with self.datastore.get_connection() as conn, \
                 conn.cursor(row_factory=tuple_row) as curs:
             curs.execute(self._insert_call, (*columns, f"{self.datastore.lock_timeout}s"),
@@ -216,8 +218,8 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
         found: dict[UUID, list[StoredEvent]] = {}
         with self.datastore.get_connection() as conn, \
                 conn.cursor(row_factory=tuple_row) as curs:
-            curs.execute(self._select_after, ([i for i, _ in known], [v for _, v in known]),
-                         prepare=True)
+            curs.execute(self._select_after, (UuidArray(i for i, _ in known),
+                                              BigintArray(v for _, v in known)), prepare=True)
             for originator_id, version, topic, state in curs.fetchall():
                 found.setdefault(originator_id, []).append(
                     StoredEvent(originator_id, version, topic, bytes(state)))
