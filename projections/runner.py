@@ -72,6 +72,11 @@ class Projections:
         self.failures = Failures(store)
         self.decoder = Decoder(ledger.mapper)
         self.pages = Log(ledger.recorder)  # the log, read in pages of plain rows
+        # Each model's position as this runner last wrote it (by tracking name), so a step
+        # reads no positions; forgotten after anything but a clean write. A model moved
+        # by someone else meanwhile (another runner, a rebuild) is caught by the write's
+        # own check (PageAlreadyApplied), and the positions are read again.
+        self._written: dict[str, int] | None = None
 
     @property
     def read_models(self) -> list[ReadModel]:
@@ -105,7 +110,7 @@ class Projections:
             [m for m in self.models if self.failures.due(m.name)]
         if not models:
             return 0
-        positions = {m.name: self.position(m) for m in models}
+        positions = self._positions(models)
         start = min(positions.values()) + 1
         page = self.pages.page(start, self.page)
         if not page:
@@ -129,6 +134,15 @@ class Projections:
         moved = self._write(pages) or moved
         return len(page) if moved else 0
 
+    def _positions(self, models: list[ReadModel]) -> dict[str, int]:
+        """The models' positions by name: as last written, or read in one query."""
+        written = self._written
+        if written is None or any(m.tracking_name not in written for m in models):
+            found = self.store.positions([m.tracking_name for m in self.models])
+            written = self._written = {m.tracking_name: found.get(m.tracking_name, 0)
+                                       for m in self.models}
+        return {m.name: written[m.tracking_name] for m in models}
+
     def _decode(self, notification: Any, decoded: dict[int, Any]) -> Any:
         if notification.id not in decoded:
             decoded[notification.id] = self.decoder(notification)
@@ -138,6 +152,7 @@ class Projections:
         """Whether any model moved."""
         if not pages:
             return False
+        written, self._written = self._written, None  # until this write is known clean
         try:
             self.store.write_pages([(p.statements, Tracking(p.model.tracking_name, p.end),
                                      p.done) for p in pages])
@@ -151,6 +166,8 @@ class Projections:
             # One model's rows failed: let the others go on; find the failing event.
             moved = [self._isolate(p.model, p.done, p.events, p.end) for p in pages]
             return any(moved)
+        if written is not None:
+            self._written = {**written, **{p.model.tracking_name: p.end for p in pages}}
         for page in pages:
             self.failures.recovered(page.model.name)
             page.model.applied()
@@ -161,6 +178,7 @@ class Projections:
         """Apply a failed page one event at a time: the model moves up to the event it cannot
         apply, which is recorded as its failure; if every event applies, it has recovered.
         Whether it moved."""
+        self._written = None
         start = done
         for position, event in [*events, (end, None)]:
             if position <= done:
@@ -193,6 +211,7 @@ class Projections:
     def rebuild(self, progress: Progress | None = None) -> int:
         """Drop every read model's rows and position, then apply the whole log again (the
         webhook outbox keeps its own: a delivery made is not made again)."""
+        self._written = None
         self.store.clear(TABLES, [m.tracking_name for m in self.read_models])
         return self.catch_up(progress)
 

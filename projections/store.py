@@ -51,6 +51,8 @@ class ReadStore(Protocol):
 
     def max_tracking_id(self, application_name: str) -> int | None: ...
 
+    def positions(self, application_names: Sequence[str]) -> dict[str, int]: ...
+
     def wait(self, application_name: str, notification_id: int | None,
              timeout: float = 1.0) -> None: ...
 
@@ -87,22 +89,46 @@ class _Rows:
         `after` is the position each page follows: if a model has moved since it was read,
         nothing at all is written, so two runners never apply an overlapping page twice.
         """
+        pages = list(pages)
         with self.datastore.transaction(commit=True) as cursor:
             self._begin_write(cursor)
-            for statements, tracking, after in pages:
-                if after is not None:
-                    self._check_position(cursor, tracking.application_name, after)
+            self._check_positions(cursor, {tracking.application_name: after
+                                           for _, tracking, after in pages
+                                           if after is not None})
+            for statements, _, _ in pages:
                 self._execute_runs(cursor, statements)
-                self._insert_tracking(cursor, tracking)
+            self._insert_trackings(cursor, [tracking for _, tracking, _ in pages])
 
-    def _check_position(self, cursor: Any, name: str, after: int) -> None:
-        cursor.execute(self._sql("SELECT notification_id FROM tracking WHERE "
-                                 "application_name = %s" + self.lock_row), (name,))
-        row = cursor.fetchone()
-        now = (row["notification_id"] if row else None) or 0
-        if now != after:
-            raise PageAlreadyApplied(f"{name} is at {now}, not {after}: the page was applied "
-                                     "by another runner")
+    def positions(self, application_names: Sequence[str]) -> dict[str, int]:
+        """Each named model's position (absent: none yet), in one query."""
+        with self.datastore.transaction(commit=False) as cursor:
+            self._begin(cursor)
+            return self._positions(cursor, application_names)
+
+    def _positions(self, cursor: Any, names: Sequence[str], lock: str = "") -> dict[str, int]:
+        if not names:
+            return {}
+        marks = ", ".join(["%s"] * len(names))
+        cursor.execute(self._sql(f"SELECT application_name, notification_id FROM tracking "
+                                 f"WHERE application_name IN ({marks})" + lock), list(names))
+        found: dict[str, int] = {}
+        for row in cursor.fetchall():  # one row a model (legacy stores: many, the last wins)
+            name, position = row["application_name"], row["notification_id"] or 0
+            found[name] = max(found.get(name, 0), position)
+        return found
+
+    def _check_positions(self, cursor: Any, after: dict[str, int]) -> None:
+        """Every model still where its page follows on (locked until the commit on
+        PostgreSQL), or nothing is written."""
+        now = self._positions(cursor, list(after), self.lock_row)
+        for name, expected in after.items():
+            if now.get(name, 0) != expected:
+                raise PageAlreadyApplied(f"{name} is at {now.get(name, 0)}, not {expected}: "
+                                         "the page was applied by another runner")
+
+    def _insert_trackings(self, cursor: Any, trackings: list[Tracking]) -> None:
+        for tracking in trackings:
+            self._insert_tracking(cursor, tracking)
 
     def _execute_runs(self, cursor: Any, statements: Iterable[Statement]) -> None:
         """Consecutive statements of the same SQL go together (executemany), in order."""
@@ -178,6 +204,26 @@ class PostgresReadStore(_Rows, PostgresTrackingRecorder):
                     copy.write_row(params)
             return
         super()._execute_run(cursor, sql, run)
+
+    def _insert_trackings(self, cursor: Any, trackings: list[Tracking]) -> None:
+        """Every model's new position in one statement, each only moving forward (as the
+        library's own insert does, one model at a time)."""
+        if len(trackings) < 2:
+            super()._insert_trackings(cursor, trackings)
+            return
+        cursor.execute(
+            "INSERT INTO tracking (application_name, notification_id) "
+            "SELECT * FROM unnest(%s::text[], %s::bigint[]) ON CONFLICT (application_name) "
+            "DO UPDATE SET notification_id = EXCLUDED.notification_id "
+            "WHERE tracking.notification_id < EXCLUDED.notification_id "
+            "RETURNING application_name",
+            ([t.application_name for t in trackings], [t.notification_id for t in trackings]),
+            prepare=True)
+        moved = {row["application_name"] for row in cursor.fetchall()}
+        missed = [t for t in trackings if t.application_name not in moved]
+        if missed:
+            raise IntegrityError(f"Failed to record tracking for {missed[0].application_name} "
+                                 f"{missed[0].notification_id}")
 
     def _begin(self, cursor: Any) -> None:
         # The read models live in the store's schema (`?schema=`), like its events.

@@ -440,6 +440,25 @@ def test_a_runner_whose_page_overlaps_events_another_runner_applied_does_not_app
     assert applied == dump(store)
 
 
+def test_two_runners_taking_turns_each_find_where_the_other_left_the_models(
+        ledger, store, session):
+    """Exactly once (R11.1) with positions remembered: a runner keeps the positions it
+    wrote rather than reading them every step, so after another runner moved the models
+    its next write is refused (the tracking check) and it reads them again. Taking turns
+    a page at a time, the two end with the tables a rebuild makes."""
+    runner_a = projections(ledger, store, page=9)
+    runner_b = projections(ledger, store, page=13)
+    turns = 0
+    while (runner_a.step() + runner_b.step()) > 0:
+        turns += 1
+    assert turns > 3  # each found the other's pages many times over
+    assert runner_a.lags() == {m.name: 0 for m in runner_a.models}
+    assert same_balances(read_balances(store), aggregate_balances(ledger))
+    applied = dump(store)
+    runner_a.rebuild()
+    assert applied == dump(store)
+
+
 def test_a_read_model_at_an_older_position_resumes_from_there(ledger, store, session):
     """Exactly once (R11.1): a read model stopped part way (each at its own position)
     carries on from its own position after a restart: the tables end as a rebuild makes
