@@ -22,6 +22,7 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 
 from api.observability import gunicorn_logging
+from api.spread import Spread
 from config import Settings
 
 GRACEFUL_TIMEOUT = 30  # seconds a worker has to finish its requests and its page
@@ -35,6 +36,7 @@ class Server(BaseApplication):  # type: ignore[misc]
     def __init__(self, settings: Settings, *, workers: int, threads: int) -> None:
         self.settings = settings
         self.app: Any = None
+        spread = Spread(workers)
         self.options = {"bind": f"{settings.host}:{settings.port}", "workers": workers,
                         "threads": threads, "worker_class": "gthread" if threads > 1 else "sync",
                         "accesslog": None, "loglevel": settings.log_level.lower(),
@@ -49,7 +51,13 @@ class Server(BaseApplication):  # type: ignore[misc]
                         # socket the first worker awake took every keep-alive connection of a
                         # burst (8+0 seen at 8 clients), leaving the other core idle.
                         "reuse_port": True,
-                        "worker_exit": self._worker_exit, "child_exit": _child_exit}
+                        # ...and a worker holding more than its share of the keep-alive
+                        # connections closes some, so that they land again (api/spread.py).
+                        "pre_fork": spread.pre_fork, "post_fork": spread.post_fork,
+                        "pre_request": spread.pre_request,
+                        "worker_exit": self._worker_exit,
+                        "child_exit": lambda server, worker: (_child_exit(server, worker),
+                                                              spread.child_exit(server, worker))}
         super().__init__()
 
     def load_config(self) -> None:

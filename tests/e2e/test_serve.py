@@ -8,6 +8,8 @@ always stops the server, checking it exited. On PostgreSQL the schema is created
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import os
 import signal
@@ -265,3 +267,50 @@ def test_serve_refuses_a_port_something_already_listens_on(tmp_path: Path) -> No
     assert done.returncode != 0
     assert f"127.0.0.1:{port} is taken" in done.stderr
     assert "serving" not in done.stdout
+
+
+def _held_per_worker(server_pid: int, port: int) -> list[int]:
+    """Established connections to `port` each of the server's workers holds (from /proc)."""
+    children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
+    established = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            fields = row.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                established.add(fields[9])  # the socket's inode
+    held = []
+    for pid in children:
+        inodes = set()
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+        held.append(len(inodes & established))
+    return held
+
+
+def test_keep_alive_connections_even_out_over_the_workers(sqlite_server: Server) -> None:
+    """Eight clients keeping their connections alive end four and four on two workers,
+    however the kernel first spread them (api/spread.py): a worker above its share closes
+    the connection it serves, and the client's next one lands afresh. Once even, none is
+    closed."""
+    _wait_until_healthy(sqlite_server)
+    port = int(sqlite_server.base.rsplit(":", 1)[1])
+    clients = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(8)]
+    closed = 0
+    try:
+        for round_ in range(60):
+            for client in clients:
+                client.request("GET", "/v1/health")
+                response = client.getresponse()
+                response.read()
+                assert response.status == 200
+                if response.getheader("Connection", "").lower() == "close":
+                    closed += round_ >= 40  # late closes: it did not settle
+        held = _held_per_worker(sqlite_server.process.pid, port)
+    finally:
+        for client in clients:
+            client.close()
+    assert sorted(held) == [4, 4], held
+    assert closed == 0
