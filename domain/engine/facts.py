@@ -78,6 +78,11 @@ class FactState:
     """A state that facts build: `apply` changes it by one fact; replaying every fact of its
     history, in order, on a fresh state rebuilds it (deals and tables alike)."""
 
+    # Lists that only ever grow, whose items are never changed once added: a copy shares
+    # the items (a long-lived table reveals thousands of seeds; copying each cost more than
+    # the command).
+    grown_only: frozenset[str] = frozenset()
+
     def apply(self, fact: Fact) -> None:
         raise NotImplementedError
 
@@ -88,7 +93,9 @@ class FactState:
         facts and postings are shared, since nothing changes them once made; anything else
         is deep-copied as before."""
         clone = object.__new__(type(self))
-        clone.__dict__.update({name: value if type(value) in _ATOMS else _copied(value, memo)
+        shared = self.grown_only
+        clone.__dict__.update({name: value if type(value) in _ATOMS else
+                               list(value) if name in shared else _copied(value, memo)
                                for name, value in self.__dict__.items()})
         return clone
 

@@ -18,6 +18,8 @@ from domain.errors import NotNow
 class TableState(f.FactState):
     """Seats, banker, kitty, pack and shuffles, the open deal and any auction."""
 
+    grown_only = frozenset({"revealed"})
+
     def __init__(self) -> None:
         self.table_id = ""
         self.name = ""
