@@ -72,10 +72,11 @@ class Projections:
         self.failures = Failures(store)
         self.decoder = Decoder(ledger.mapper)
         self.pages = Log(ledger.recorder)  # the log, read in pages of plain rows
-        # Each model's position as this runner last wrote it (by tracking name), so a step
-        # reads no positions; forgotten after anything but a clean write. A model moved
-        # by someone else meanwhile (another runner, a rebuild) is caught by the write's
-        # own check (PageAlreadyApplied), and the positions are read again.
+        # Each model's position as this runner last wrote it (by tracking name), so a busy
+        # step reads no positions; forgotten after anything but a clean write, and when
+        # there is nothing new to read. A model moved by someone else meanwhile (another
+        # runner, a rebuild) is caught by the write's own check (PageAlreadyApplied), and
+        # the positions are read again.
         self._written: dict[str, int] | None = None
 
     @property
@@ -114,6 +115,9 @@ class Projections:
         start = min(positions.values()) + 1
         page = self.pages.page(start, self.page)
         if not page:
+            # Nothing past the positions remembered: read them again next time, in case
+            # someone else moved them back (a rebuild from the CLI stopped part way).
+            self._written = None
             return 0
         decoded: dict[int, Any] = {}
         pages: list[Page] = []
@@ -200,6 +204,7 @@ class Projections:
 
     def catch_up(self, progress: Progress | None = None) -> int:
         """Apply everything recorded so far to every model."""
+        self._written = None  # from where the store says, whoever moved the models since
         done = 0
         head = self.head()
         while (read := self.step()) > 0:

@@ -19,7 +19,7 @@ from projections.audit import audit
 from projections.disputes import disputes
 from projections.feed import events
 from projections.statements import balance_at, statement
-from projections.store import ReadStore, read_store
+from projections.store import TABLES, ReadStore, read_store
 from tests.integration.ledger_views import events_of, head, notifications, past_balance, topic
 from tests.integration.projection_session import (
     OPEN_SEED,
@@ -457,6 +457,24 @@ def test_two_runners_taking_turns_each_find_where_the_other_left_the_models(
     applied = dump(store)
     runner_a.rebuild()
     assert applied == dump(store)
+
+
+def test_a_runner_finds_the_models_moved_back_behind_its_back(ledger, store, session):
+    """A runner that remembers its positions still notices a rebuild made elsewhere (the
+    CLI's, stopped part way): `catch_up` starts from the store's positions, and a runner
+    following the log reads them again once it finds nothing new, on its next step."""
+    runner = projections(ledger, store)
+    runner.catch_up()
+    before = dump(store)
+
+    store.clear(TABLES, [m.tracking_name for m in runner.read_models])
+    assert runner.catch_up() == head(ledger)
+    assert dump(store) == before
+
+    store.clear(TABLES, [m.tracking_name for m in runner.read_models])
+    assert runner.step() + runner.step() > 0  # following: at most one idle step lost
+    runner.catch_up()
+    assert dump(store) == before
 
 
 def test_a_read_model_at_an_older_position_resumes_from_there(ledger, store, session):
