@@ -8,6 +8,7 @@ event is applied exactly once) and to answer queries. The tables are created by 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -194,12 +195,9 @@ class PostgresReadStore(_Rows, PostgresTrackingRecorder):
 
     def _execute_run(self, cursor: Any, sql: str, run: list[Sequence[Any]]) -> None:
         """Long runs of plain inserts go by COPY: one round trip instead of one a row."""
-        plain = _PLAIN_INSERT.match(sql)
-        if plain and len(run) > 20:
-            with cursor.copy(SQL("COPY {} ({}) FROM STDIN").format(
-                    Identifier(plain["table"]),
-                    SQL(", ").join(Identifier(c.strip()) for c in plain["columns"].split(",")))
-                    ) as copy:
+        copy_sql = _copy_of(sql) if len(run) > 20 else None
+        if copy_sql is not None:
+            with cursor.copy(copy_sql) as copy:
                 for params in run:
                     copy.write_row(params)
             return
@@ -229,6 +227,18 @@ class PostgresReadStore(_Rows, PostgresTrackingRecorder):
         # The read models live in the store's schema (`?schema=`), like its events.
         cursor.execute(SQL("SET LOCAL search_path TO {}").format(
             Identifier(self.datastore.schema)))
+
+
+@functools.lru_cache(maxsize=256)
+def _copy_of(sql: str) -> bytes | None:
+    """The COPY that does what a plain INSERT of one row does for many (None: not plain).
+    The models' SQL texts are a few dozen constants: each is looked at once."""
+    plain = _PLAIN_INSERT.match(sql)
+    if plain is None:
+        return None
+    return SQL("COPY {} ({}) FROM STDIN").format(
+        Identifier(plain["table"]),
+        SQL(", ").join(Identifier(c.strip()) for c in plain["columns"].split(","))).as_bytes()
 
 
 def read_store(ledger: Any, settings: Settings) -> ReadStore | None:
