@@ -8,7 +8,6 @@ always stops the server, checking it exited. On PostgreSQL the schema is created
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
 import os
@@ -270,24 +269,12 @@ def test_serve_refuses_a_port_something_already_listens_on(tmp_path: Path) -> No
 
 
 def _held_per_worker(server_pid: int, port: int) -> list[int]:
-    """Established connections to `port` each of the server's workers holds (from /proc)."""
+    """Established connections to `port` each of the server's workers holds (from /proc,
+    as the service benchmark counts them)."""
+    from benchmarks.service_processes import connections
+
     children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
-    established = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for row in Path(table).read_text().splitlines()[1:]:
-            fields = row.split()
-            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
-                established.add(fields[9])  # the socket's inode
-    held = []
-    for pid in children:
-        inodes = set()
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            with contextlib.suppress(OSError):
-                target = os.readlink(fd)
-                if target.startswith("socket:["):
-                    inodes.add(target[8:-1])
-        held.append(len(inodes & established))
-    return held
+    return connections([int(pid) for pid in children], port)
 
 
 def test_keep_alive_connections_even_out_over_the_workers(sqlite_server: Server) -> None:
