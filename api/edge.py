@@ -15,8 +15,8 @@ from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from api.auth import is_api_command, principal, token_changed
-from api.errors import unauthorized
+from api.auth import is_api_command, principal
+from api.errors import token_refusal
 from api.inputs import bounded_int
 from application.reads import TokenChanged
 
@@ -53,9 +53,7 @@ def guard(app: Flask) -> None:
         try:
             ledger.settle_token_check()
         except TokenChanged:
-            refusal = token_changed()
-            if refusal is not None:
-                return unauthorized(refusal)
+            return token_refusal() or response
         return response
 
     @app.teardown_request

@@ -78,8 +78,16 @@ def unauthorized(error: Unauthorized) -> Response:
     return problem(401, str(error), headers={"WWW-Authenticate": "Bearer"})
 
 
+def token_refusal() -> Response | None:
+    """The 401 for a command that found its token changed (revoked) since this worker
+    last checked it, or None if the token is still good after all."""
+    from api.auth import token_changed
+
+    refusal = token_changed()
+    return None if refusal is None else unauthorized(refusal)
+
+
 def register(app: Flask) -> None:
-    from api import auth
     from api.health.readiness import NotReady
     from api.services import ProjectionsBehind
     from application.reads import TokenChanged
@@ -92,11 +100,9 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(TokenChanged)
     def token_changed(error: TokenChanged) -> Response:
-        refusal = auth.token_changed()
-        if refusal is not None:
-            return unauthorized(refusal)
-        return problem(409, "the token was changed while the command was decided; nothing "
-                            "was recorded: send it again")
+        return token_refusal() or problem(409, "the token was changed while the command "
+                                               "was decided; nothing was recorded: send it "
+                                               "again")
 
     @app.errorhandler(MalformedHeader)
     def malformed_header(error: MalformedHeader) -> Response:

@@ -36,7 +36,7 @@ class Server(BaseApplication):  # type: ignore[misc]
     def __init__(self, settings: Settings, *, workers: int, threads: int) -> None:
         self.settings = settings
         self.app: Any = None
-        spread = Spread(workers)
+        self.spread = spread = Spread(workers)
         self.options = {"bind": f"{settings.host}:{settings.port}", "workers": workers,
                         "threads": threads, "worker_class": "gthread" if threads > 1 else "sync",
                         "accesslog": None, "loglevel": settings.log_level.lower(),
@@ -55,9 +55,7 @@ class Server(BaseApplication):  # type: ignore[misc]
                         # connections closes some, so that they land again (api/spread.py).
                         "pre_fork": spread.pre_fork, "post_fork": spread.post_fork,
                         "pre_request": spread.pre_request,
-                        "worker_exit": self._worker_exit,
-                        "child_exit": lambda server, worker: (_child_exit(server, worker),
-                                                              spread.child_exit(server, worker))}
+                        "worker_exit": self._worker_exit, "child_exit": self._child_exit}
         super().__init__()
 
     def load_config(self) -> None:
@@ -83,12 +81,13 @@ class Server(BaseApplication):  # type: ignore[misc]
         if self.app is not None:
             self.app.extensions["pontoon"].close()
 
+    def _child_exit(self, server: Any, worker: Any) -> None:
+        """In the master: a dead worker's gauges leave the metrics (multiprocess mode), and
+        it holds no connections."""
+        from prometheus_client import multiprocess
 
-def _child_exit(server: Any, worker: Any) -> None:
-    """In the master: a dead worker's gauges leave the metrics (multiprocess mode)."""
-    from prometheus_client import multiprocess
-
-    multiprocess.mark_process_dead(worker.pid)
+        multiprocess.mark_process_dead(worker.pid)
+        self.spread.child_exit(server, worker)
 
 
 def metrics_folder(settings: Settings) -> Path:

@@ -19,7 +19,7 @@ from psycopg.pq import Format
 
 _HEADER = struct.Struct(">iiiii")  # dimensions, has NULLs, element oid, length, lower bound
 _LENGTH = struct.Struct(">i")
-_INT8 = struct.Struct(">iq")  # an element's length (8) and value
+_BIGINT = struct.Struct(">q")
 
 
 class Packed:
@@ -48,9 +48,7 @@ class BigintArray(Packed):
     element_oid = 20
 
     def __init__(self, values: Iterable[int]) -> None:
-        numbers = list(values)
-        self.data = _HEADER.pack(1, 0, self.element_oid, len(numbers), 1) + b"".join(
-            _INT8.pack(8, number) for number in numbers)
+        super().__init__(_BIGINT.pack(value) for value in values)
 
 
 class TextArray(Packed):

@@ -120,8 +120,9 @@ class Reads:
                 entries.append(entry)
         new = self._events_after([(entry.id, entry.version) for entry in entries])
         found = fast_forward(entries, new, self.mapper)
-        for aggregate in found.values():
-            self.cache.put(aggregate)
+        for aggregate_id in new:  # the others are the entries already kept
+            if aggregate_id in found:
+                self.cache.put(found[aggregate_id])
         for aggregate_id in missing:
             try:
                 rebuilt: Any = self.repository.get(aggregate_id)

@@ -220,10 +220,10 @@ def run(settings: Settings, label: str, deals: int, tables: int) -> dict[str, fl
               f"/ select_notifications with decoding = {catch_up / decoded:.3f}")
         store.clear(TABLES, [m.tracking_name for m in projections.read_models])
         parts = []
-        for model in projections.read_models:
-            alone = Projections(ledger, store)  # knows no positions: reads them cleared
+        fresh = Projections(ledger, store)  # remembers no positions: reads them cleared
+        for model in fresh.read_models:
             start = time.perf_counter()
-            while alone.step(alone.models[projections.models.index(model)]) > 0:
+            while fresh.step(model) > 0:
                 pass
             seconds = time.perf_counter() - start
             parts.append(f"{model.name} {seconds:.2f} s ({events / seconds:,.0f}/s)")

@@ -141,7 +141,7 @@ class Projections:
     def _positions(self, models: list[ReadModel]) -> dict[str, int]:
         """The models' positions by name: as last written, or read in one query."""
         written = self._written
-        if written is None or any(m.tracking_name not in written for m in models):
+        if written is None:  # when known, they are known for every model
             found = self.store.positions([m.tracking_name for m in self.models])
             written = self._written = {m.tracking_name: found.get(m.tracking_name, 0)
                                        for m in self.models}

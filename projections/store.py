@@ -113,7 +113,7 @@ class _Rows:
         cursor.execute(self._sql(f"SELECT application_name, notification_id FROM tracking "
                                  f"WHERE application_name IN ({marks})" + lock), list(names))
         found: dict[str, int] = {}
-        for row in cursor.fetchall():  # one row a model (legacy stores: many, the last wins)
+        for row in cursor.fetchall():  # one row a model (legacy stores: many, the highest)
             name, position = row["application_name"], row["notification_id"] or 0
             found[name] = max(found.get(name, 0), position)
         return found
