@@ -678,9 +678,19 @@ def test_a_refused_resolution_shows_the_rule_on_the_page_not_json(site: Site) ->
                             data={"csrf": csrf(html), "decision": "rejected",
                                   "note": "nothing wrong"})
     assert response.status_code == 303
+    # Resolving it again is refused with the reason in sight, both while the read models
+    # still show it open and once they show it resolved (its form is gone by then).
     again = browser.post(f"/web/disputes/{raised['id']}/resolution",
                          data={"csrf": csrf(html), "decision": "rejected", "note": "twice"})
     assert again.status_code == 409 and "already resolved" in again.get_data(as_text=True)
+    assert "nothing wrong" in page(browser, response.headers["Location"])  # caught up
+    again = browser.post(f"/web/disputes/{raised['id']}/resolution",
+                         data={"csrf": csrf(html), "decision": "rejected", "note": "twice"})
+    text = again.get_data(as_text=True)
+    assert again.status_code == 409
+    problem = re.search(r'<div class="alert error" role="alert" id="problem">(.*?)</div>',
+                        text, flags=re.S)
+    assert problem and "already resolved" in problem.group(1), text
 
 
 def test_a_deal_page_shows_its_disputes_corrections_and_net_result(site: Site) -> None:
