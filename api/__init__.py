@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import swagger_ui_bundle
@@ -35,6 +36,8 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     app = Flask("pontoon")
     app.json = Answers(app)
     app.config.update(
+        # Hold every command's answer to its schema's dump (api/common.py): the tests' switch.
+        CHECK_ANSWERS=os.environ.get("PONTOON_CHECK_ANSWERS") == "1",
         API_TITLE="Pontoon chip ledger", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/", OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="docs", OPENAPI_SWAGGER_UI_URL="/docs/assets/",

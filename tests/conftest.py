@@ -18,6 +18,10 @@ from application import Ledger
 from application.store import build_ledger, migrate
 from config import Settings
 
+# Every command's answer is held to its schema's dump in every app the tests build,
+# servers started as subprocesses included (api/common.py `_answered`).
+os.environ["PONTOON_CHECK_ANSWERS"] = "1"
+
 POSTGRES_HOW_TO = ("PostgreSQL tests need PONTOON_TEST_POSTGRES_URL=postgresql://user@host:port/db "
                    "(`bash .ci/run` starts a throwaway server and sets it)")
 

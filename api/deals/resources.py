@@ -29,7 +29,7 @@ def get_deal(deal_id: UUID) -> Shown:
 
 
 @blp.command("/<uuid:deal_id>/actions", ActionSchema, DealSchema, show=deal_answer,
-             guarded=True)
+             exact=True, guarded=True)
 def act(body: dict[str, Any], deal_id: UUID) -> Outcome:
     """One action of a player or the banker; the service deals the cards it needs."""
     who = principal()

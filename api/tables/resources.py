@@ -55,7 +55,7 @@ def _table_answer(outcome: Outcome) -> Shown:
 
 def _table_command(rule: str, body: type[Schema] | None, *, method: str = "POST") -> Any:
     """A command on a table, answered with the table as it left it and its version (ETag)."""
-    return blp.command(rule, body, TableSchema, method=method, show=_table_answer,
+    return blp.command(rule, body, TableSchema, method=method, show=_table_answer, exact=True,
                        guarded=True)
 
 
@@ -72,7 +72,8 @@ def _self_or_staff(player_id: UUID) -> str:
     return str(player_id)
 
 
-@blp.command("", TableCreateSchema, TableSchema, status=201, show=_table_answer)
+@blp.command("", TableCreateSchema, TableSchema, status=201, show=_table_answer,
+             exact=True)
 def open_table(body: Body) -> Outcome:
     """Open a table with its seats, rules and pack (R3.1–R3.3, R1.7); only the treasurer
     opens one with an ordered pack, whose reshuffles every player can predict."""
@@ -146,7 +147,7 @@ def close_auction(body: Body, table_id: UUID) -> Outcome:
 
 
 @blp.command("/<uuid:table_id>/deals", DealCreateSchema, DealSchema, status=201,
-             show=deal_answer, guarded=True)
+             show=deal_answer, exact=True, guarded=True)
 def start_deal(body: Body, table_id: UUID) -> Outcome:
     """Start a deal: the first card goes to each player and the banker (R3.4)."""
     require("operator")

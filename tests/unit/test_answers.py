@@ -58,3 +58,27 @@ def test_keys_sorted_and_compact() -> None:
 def test_non_ascii_is_utf8() -> None:
     body, _ = _answer(Answers, {"card": "10♥"})
     assert body == '{"card":"10♥"}\n'.encode()
+
+
+def test_an_exact_answer_is_written_as_made_and_held_to_its_schema_under_the_check() -> None:
+    """A presenter's answer skips the schema's dump (api/common.py `_answered`); the tests'
+    `CHECK_ANSWERS` refuses one that the dump would change, and a plain result is dumped."""
+    from marshmallow import Schema, fields
+
+    from api.common import _answered
+
+    class Shown(Schema):
+        id = fields.String()
+        chips = fields.Integer()
+
+    app = Flask("answers")
+    app.json = Answers(app)
+    with app.app_context():
+        app.config["CHECK_ANSWERS"] = True
+        exact = _answered(({"chips": 3, "id": "t"}, {"ETag": '"7"'}), 201, Shown(), exact=True)
+        assert (exact.status_code, exact.headers["ETag"]) == (201, '"7"')
+        assert json.loads(exact.get_data()) == {"chips": 3, "id": "t"}
+        with pytest.raises(AssertionError, match="not its schema's dump"):
+            _answered({"chips": 3, "id": "t", "secret": "x"}, 200, Shown(), exact=True)
+        dumped = _answered({"chips": 3, "id": "t", "secret": "x"}, 200, Shown(), exact=False)
+        assert json.loads(dumped.get_data()) == {"chips": 3, "id": "t"}
