@@ -128,10 +128,11 @@ class SQLiteChainRecorder(SQLiteApplicationRecorder):
         sql += " ORDER BY notification_id"
         if limit is not None:
             sql, params = sql + " LIMIT ?", [*params, limit]
+        ids: dict[str, UUID] = {}  # an aggregate's id is parsed once a page, not each row
         with self.datastore.transaction(commit=False) as c:
             c.execute(sql, params)
-            return [HashRow(r[0], UUID(r[1]), r[2], bytes(r[3]), bytes(r[4]))
-                    for r in c.fetchall()]
+            return [HashRow(r[0], ids.get(r[1]) or ids.setdefault(r[1], UUID(r[1])), r[2],
+                            bytes(r[3]), bytes(r[4])) for r in c.fetchall()]
 
     def select_snapshots(self) -> list[StoredSnapshot]:
         with self.datastore.transaction(commit=False) as c:
