@@ -1,10 +1,10 @@
-"""The command path's arrays, sent to PostgreSQL in its binary array format, packed here.
+"""The command path's arrays, in PostgreSQL's binary array format, packed here.
 
 psycopg dumps a Python list by finding its elements' type and a dumper for each element,
 on every call, in Python: a tenth of a millisecond a command for the six short lists it
-sends (the events to insert, the aggregates to fast-forward). These wrappers are packed in
-one pass with `struct`, in exactly the format psycopg writes (one dimension, lower bound 1,
-no NULLs), and their dumpers are registered once for every connection made after.
+sends (the events to insert, the aggregates to fast-forward). These are packed in one pass
+with `struct`, in exactly the format psycopg writes (one dimension, lower bound 1, no
+NULLs), and sent as they are by the prepared statements of application/prepared.py.
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ import struct
 from collections.abc import Iterable
 from uuid import UUID
 
-import psycopg
-from psycopg.adapt import Dumper
-from psycopg.pq import Format
-
 _HEADER = struct.Struct(">iiiii")  # dimensions, has NULLs, element oid, length, lower bound
 _LENGTH = struct.Struct(">i")
-_BIGINT = struct.Struct(">q")
+BIGINT = struct.Struct(">q")  # a bigint in binary form (values read back too)
+# The types' oids, for statements prepared with them (application/prepared.py).
+TEXT, UUID_ARRAY, BIGINT_ARRAY, TEXT_ARRAY, BYTEA_ARRAY = 25, 2951, 1016, 1009, 1001
 
 
 class Packed:
@@ -48,7 +46,7 @@ class BigintArray(Packed):
     element_oid = 20
 
     def __init__(self, values: Iterable[int]) -> None:
-        super().__init__(_BIGINT.pack(value) for value in values)
+        super().__init__(BIGINT.pack(value) for value in values)
 
 
 class TextArray(Packed):
@@ -65,19 +63,3 @@ class ByteaArray(Packed):
 
     def __init__(self, values: Iterable[bytes]) -> None:
         super().__init__(bytes(value) for value in values)
-
-
-def _dumper(array_oid: int) -> type[Dumper]:
-    class PackedDumper(Dumper):
-        format = Format.BINARY
-        oid = array_oid
-
-        def dump(self, obj: Packed) -> bytes:
-            return obj.data
-
-    return PackedDumper
-
-
-for _cls, _oid in ((UuidArray, 2951), (BigintArray, 1016), (TextArray, 1009),
-                   (ByteaArray, 1001)):
-    psycopg.adapters.register_dumper(_cls, _dumper(_oid))

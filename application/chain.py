@@ -33,7 +33,19 @@ from eventsourcing.utils import retry
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-from application.arrays import BigintArray, ByteaArray, TextArray, UuidArray
+from application.arrays import (
+    BIGINT,
+    BIGINT_ARRAY,
+    BYTEA_ARRAY,
+    TEXT,
+    TEXT_ARRAY,
+    UUID_ARRAY,
+    BigintArray,
+    ByteaArray,
+    TextArray,
+    UuidArray,
+)
+from application.prepared import Statement
 from domain.integrity import GENESIS, Checkpoint, event_hash, log_hash
 
 HASHES = "event_hashes"
@@ -162,19 +174,21 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
         events = self._table(self.events_table_name)
         # LATERAL: one index range scan per aggregate, whatever the planner guesses of
         # the arrays' length (a plain join was seen to scan the whole table).
-        self._select_after = SQL(
+        self._select_after = Statement(SQL(
             "SELECT k.id, e.originator_version, e.topic, e.state "
-            "FROM unnest(%s::uuid[], %s::bigint[]) AS k(id, version) "
+            "FROM unnest($1::uuid[], $2::bigint[]) AS k(id, version) "
             "CROSS JOIN LATERAL (SELECT originator_version, topic, state FROM {} "
             "WHERE originator_id = k.id AND originator_version > k.version "
-            "ORDER BY originator_version) AS e").format(events).as_bytes()
+            "ORDER BY originator_version) AS e").format(events).as_string(),
+            [UUID_ARRAY, BIGINT_ARRAY])
         self._position = SQL("SELECT notification_id FROM {} WHERE originator_id = %s "
                              "AND originator_version = %s").format(events)
-        # The command path's two statements are made bytes once: a composed query is
-        # rendered again on every call (a tenth of a millisecond a command).
-        self._insert_call = SQL(
-            "SELECT * FROM {}(%s::uuid[], %s::bigint[], %s::text[], %s::bytea[], %s)"
-        ).format(self._table(INSERT_FUNCTION)).as_bytes()
+        # The command path's two statements go through libpq directly (application/
+        # prepared.py): psycopg's cursor cost more than everything else in them.
+        self._insert_call = Statement(SQL(
+            "SELECT * FROM {}($1::uuid[], $2::bigint[], $3::text[], $4::bytea[], $5::text)"
+        ).format(self._table(INSERT_FUNCTION)).as_string(),
+            [UUID_ARRAY, BIGINT_ARRAY, TEXT_ARRAY, BYTEA_ARRAY, TEXT])
         self._function_exists: bool | None = None
 
     def _table(self, name: str) -> Any:
@@ -192,15 +206,15 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
         if not self._has_insert_function():
             inserted: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return inserted
-        columns = (UuidArray(e.originator_id for e in stored_events),
-                   BigintArray(e.originator_version for e in stored_events),
-                   TextArray(e.topic for e in stored_events),
-                   ByteaArray(e.state for e in stored_events))
-        with self.datastore.get_connection() as conn, \
-                conn.cursor(row_factory=tuple_row) as curs:
-            curs.execute(self._insert_call, (*columns, f"{self.datastore.lock_timeout}s"),
-                         prepare=True)
-            return [int(row[0]) for row in curs.fetchall()]
+        params = (UuidArray(e.originator_id for e in stored_events).data,
+                  BigintArray(e.originator_version for e in stored_events).data,
+                  TextArray(e.topic for e in stored_events).data,
+                  ByteaArray(e.state for e in stored_events).data,
+                  f"{self.datastore.lock_timeout}s".encode())
+        with self.datastore.get_connection() as conn:
+            result = self._insert_call.run(conn, params)
+            return [BIGINT.unpack(result.get_value(row, 0) or b"")[0]
+                    for row in range(result.ntuples)]
 
     def _has_insert_function(self) -> bool:
         if self._function_exists is None:
@@ -217,13 +231,16 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
                             ) -> dict[UUID, list[StoredEvent]]:
         """The events of each aggregate after the version given: one statement."""
         found: dict[UUID, list[StoredEvent]] = {}
-        with self.datastore.get_connection() as conn, \
-                conn.cursor(row_factory=tuple_row) as curs:
-            curs.execute(self._select_after, (UuidArray(i for i, _ in known),
-                                              BigintArray(v for _, v in known)), prepare=True)
-            for originator_id, version, topic, state in curs.fetchall():
-                found.setdefault(originator_id, []).append(
-                    StoredEvent(originator_id, version, topic, bytes(state)))
+        ids = {aggregate_id.bytes: aggregate_id for aggregate_id, _ in known}
+        with self.datastore.get_connection() as conn:
+            result = self._select_after.run(conn, (UuidArray(i for i, _ in known).data,
+                                                   BigintArray(v for _, v in known).data))
+            value = result.get_value
+            for row in range(result.ntuples):
+                originator_id = ids[value(row, 0) or b""]
+                found.setdefault(originator_id, []).append(StoredEvent(
+                    originator_id, BIGINT.unpack(value(row, 1) or b"")[0],
+                    (value(row, 2) or b"").decode(), value(row, 3) or b""))
         return found
 
     def position_of(self, originator_id: UUID, version: int) -> int | None:

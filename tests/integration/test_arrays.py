@@ -1,39 +1,103 @@
-"""application/arrays.py: arrays packed in PostgreSQL's binary form read back as psycopg's
-own list dumping sends them."""
+"""application/arrays.py and application/prepared.py: arrays packed in PostgreSQL's binary
+form, sent by statements prepared through libpq, read as psycopg's own list dumping sends
+them; failures raised as psycopg raises them."""
 
 from __future__ import annotations
 
+import os
+import socket
 from uuid import UUID, uuid4
 
 import psycopg
 import pytest
 
-from application.arrays import BigintArray, ByteaArray, TextArray, UuidArray
+from application.arrays import (
+    BIGINT_ARRAY,
+    BYTEA_ARRAY,
+    TEXT,
+    TEXT_ARRAY,
+    UUID_ARRAY,
+    BigintArray,
+    ByteaArray,
+    TextArray,
+    UuidArray,
+)
+from application.prepared import Statement
 from tests.conftest import postgres_url
 
-QUERY = "SELECT %s::uuid[], %s::bigint[], %s::text[], %s::bytea[]"
+AS_TEXT = Statement("SELECT $1::uuid[]::text, $2::bigint[]::text, $3::text[]::text, "
+                    "$4::bytea[]::text, $5::text",
+                    [UUID_ARRAY, BIGINT_ARRAY, TEXT_ARRAY, BYTEA_ARRAY, TEXT])
+
+
+def _connect() -> psycopg.Connection[tuple[object, ...]]:
+    url = postgres_url()
+    assert url is not None
+    return psycopg.connect(url, autocommit=True)
 
 
 @pytest.mark.parametrize("size", [0, 1, 5])
-def test_packed_arrays_read_back_as_psycopgs_lists(size: int) -> None:
+def test_packed_arrays_read_as_psycopgs_lists(size: int) -> None:
     ids = [uuid4() for _ in range(size)]
     numbers = [1, -1, 2**62, 0, 7][:size]
     texts = ["", "é ♠ 10♥", "domain.aggregates.deal:DealAggregate.Acted", "a\tb", "z"][:size]
     blobs = [b"", b"\x00\xff", b'{"a":1}', bytes(range(256)), b"x"][:size]
-    url = postgres_url()
-    assert url is not None
-    with psycopg.connect(url) as conn:
-        packed = conn.execute(QUERY, (UuidArray(ids), BigintArray(numbers), TextArray(texts),
-                                      ByteaArray(blobs)), prepare=True).fetchone()
-        plain = conn.execute(QUERY, (ids, numbers, texts, blobs)).fetchone()
+    with _connect() as conn:
+        result = AS_TEXT.run(conn, (UuidArray(ids).data, BigintArray(numbers).data,
+                                    TextArray(texts).data, ByteaArray(blobs).data,
+                                    b"5s"))
+        packed = tuple((result.get_value(0, column) or b"").decode() for column in range(5))
+        plain = conn.execute("SELECT %s::uuid[]::text, %s::bigint[]::text, %s::text[]::text, "
+                             "%s::bytea[]::text, %s::text",
+                             (ids, numbers, texts, blobs, "5s")).fetchone()
     assert packed == plain
-    assert packed == (ids, numbers, texts, blobs)
 
 
 def test_uuid_text_is_accepted() -> None:
     value = uuid4()
-    url = postgres_url()
-    assert url is not None
-    with psycopg.connect(url) as conn:
-        row = conn.execute("SELECT %s::uuid[]", (UuidArray([str(value)]),)).fetchone()
-    assert row == ([UUID(str(value))],)
+    assert UuidArray([str(value)]).data == UuidArray([UUID(str(value))]).data
+
+
+def test_a_statement_is_prepared_on_each_connection_it_runs_on() -> None:
+    statement = Statement("SELECT $1::bigint[]::text", [BIGINT_ARRAY])
+    for _ in range(2):
+        with _connect() as conn:
+            for numbers in ([1, 2], [3]):
+                result = statement.run(conn, [BigintArray(numbers).data])
+                assert result.get_value(0, 0) == str(numbers).replace("[", "{") \
+                    .replace("]", "}").replace(" ", "").encode()
+
+
+def test_a_failure_is_raised_as_psycopg_raises_it() -> None:
+    with _connect() as conn:
+        conn.execute("CREATE TEMP TABLE once (n bigint PRIMARY KEY)")
+        insert = Statement("INSERT INTO once SELECT unnest($1::bigint[]) RETURNING n",
+                           [BIGINT_ARRAY])
+        assert insert.run(conn, [BigintArray([1]).data]).ntuples == 1
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            insert.run(conn, [BigintArray([1]).data])
+        # The connection is still usable, as after any failed statement.
+        assert insert.run(conn, [BigintArray([2]).data]).ntuples == 1
+
+
+def test_a_statement_taken_away_is_prepared_again() -> None:
+    """psycopg sends DEALLOCATE ALL after a ROLLBACK it ran, which drops ours too."""
+    statement = Statement("SELECT $1::bigint[]::text", [BIGINT_ARRAY])
+    with _connect() as conn:
+        assert statement.run(conn, [BigintArray([4]).data]).get_value(0, 0) == b"{4}"
+        conn.execute("DEALLOCATE ALL")
+        assert statement.run(conn, [BigintArray([5]).data]).get_value(0, 0) == b"{5}"
+
+
+def test_a_lost_connection_is_an_operational_error_as_psycopg_raises_it() -> None:
+    """The event store's recorders retry an OperationalError (a server restart): a
+    statement on a connection whose server process is gone must raise one."""
+    statement = Statement("SELECT $1::bigint[]::text", [BIGINT_ARRAY])
+    with _connect() as conn:
+        assert statement.run(conn, [BigintArray([1]).data]).ntuples == 1
+        # Cut the connection under libpq, as a crashed server does: no error message, so
+        # no SQLSTATE (a backend terminated by the server would still send one).
+        with socket.socket(fileno=os.dup(conn.pgconn.socket)) as cut:
+            cut.shutdown(socket.SHUT_RDWR)
+        with pytest.raises(psycopg.OperationalError):
+            statement.run(conn, [BigintArray([2]).data])
