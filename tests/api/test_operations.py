@@ -116,6 +116,7 @@ def test_a_response_to_a_request_without_an_id_carries_a_new_one_each_time(club:
     too_long = club.client.get("/v1/health", headers={"X-Request-Id": "x" * 201})
 
     assert first and second and first != second
+    assert re.fullmatch(r"[0-9a-f]{32}", first), first  # 128 bits, as a uuid4's hex
     assert spaced.headers["X-Request-Id"] not in ("a b c", first, second)
     assert len(too_long.headers["X-Request-Id"]) < 201
 
