@@ -11,23 +11,15 @@ from uuid import UUID, uuid4
 import psycopg
 import pytest
 
-from application.arrays import (
-    BIGINT_ARRAY,
-    BYTEA_ARRAY,
-    TEXT,
-    TEXT_ARRAY,
-    UUID_ARRAY,
-    BigintArray,
-    ByteaArray,
-    TextArray,
-    UuidArray,
-)
+from application import arrays
+from application.arrays import BigintArray, ByteaArray, TextArray, UuidArray
 from application.prepared import Statement
 from tests.conftest import postgres_url
 
 AS_TEXT = Statement("SELECT $1::uuid[]::text, $2::bigint[]::text, $3::text[]::text, "
                     "$4::bytea[]::text, $5::text",
-                    [UUID_ARRAY, BIGINT_ARRAY, TEXT_ARRAY, BYTEA_ARRAY, TEXT])
+                    [arrays.UUID_ARRAY, arrays.BIGINT_ARRAY, arrays.TEXT_ARRAY,
+                     arrays.BYTEA_ARRAY, arrays.TEXT])
 
 
 def _connect() -> psycopg.Connection[tuple[object, ...]]:
@@ -59,7 +51,7 @@ def test_uuid_text_is_accepted() -> None:
 
 
 def test_a_statement_is_prepared_on_each_connection_it_runs_on() -> None:
-    statement = Statement("SELECT $1::bigint[]::text", [BIGINT_ARRAY])
+    statement = Statement("SELECT $1::bigint[]::text", [arrays.BIGINT_ARRAY])
     for _ in range(2):
         with _connect() as conn:
             for numbers in ([1, 2], [3]):
@@ -72,7 +64,7 @@ def test_a_failure_is_raised_as_psycopg_raises_it() -> None:
     with _connect() as conn:
         conn.execute("CREATE TEMP TABLE once (n bigint PRIMARY KEY)")
         insert = Statement("INSERT INTO once SELECT unnest($1::bigint[]) RETURNING n",
-                           [BIGINT_ARRAY])
+                           [arrays.BIGINT_ARRAY])
         assert insert.run(conn, [BigintArray([1]).data]).ntuples == 1
         with pytest.raises(psycopg.errors.UniqueViolation):
             insert.run(conn, [BigintArray([1]).data])
@@ -82,7 +74,7 @@ def test_a_failure_is_raised_as_psycopg_raises_it() -> None:
 
 def test_a_statement_taken_away_is_prepared_again() -> None:
     """psycopg sends DEALLOCATE ALL after a ROLLBACK it ran, which drops ours too."""
-    statement = Statement("SELECT $1::bigint[]::text", [BIGINT_ARRAY])
+    statement = Statement("SELECT $1::bigint[]::text", [arrays.BIGINT_ARRAY])
     with _connect() as conn:
         assert statement.run(conn, [BigintArray([4]).data]).get_value(0, 0) == b"{4}"
         conn.execute("DEALLOCATE ALL")
@@ -92,7 +84,7 @@ def test_a_statement_taken_away_is_prepared_again() -> None:
 def test_a_lost_connection_is_an_operational_error_as_psycopg_raises_it() -> None:
     """The event store's recorders retry an OperationalError (a server restart): a
     statement on a connection whose server process is gone must raise one."""
-    statement = Statement("SELECT $1::bigint[]::text", [BIGINT_ARRAY])
+    statement = Statement("SELECT $1::bigint[]::text", [arrays.BIGINT_ARRAY])
     with _connect() as conn:
         assert statement.run(conn, [BigintArray([1]).data]).ntuples == 1
         # Cut the connection under libpq, as a crashed server does: no error message, so
