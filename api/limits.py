@@ -39,9 +39,18 @@ def limit_failed_authentication(app: Flask, limit: str) -> Limiter:
                       strategy="moving-window", application_limits=[limit],
                       application_limits_deduct_when=lambda response:
                       response.status_code == 401 or g.get("authentication_failed", False))
-    # A request filter, which the limiter asks before anything else: the way through for
-    # nearly every request is then one dictionary look-up, not its matching of limits.
     limiter.request_filter(exempt)
+    # The limiter asks its request filters only after resolving the request's limits, and
+    # then evaluates the (empty) list of them anyway: 70 µs of every request, nearly all
+    # of which it lets through. So its hook is asked only about requests it may limit.
+    hooks = app.before_request_funcs[None]
+    check = hooks.index(limiter._check_request_limit)
+
+    def check_unless_exempt() -> None:
+        if not exempt():
+            limiter._check_request_limit()
+
+    hooks[check] = check_unless_exempt
 
     @app.errorhandler(RateLimitExceeded)
     def too_many(error: RateLimitExceeded) -> Response:
