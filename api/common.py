@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 import flask_smorest
+import orjson
 from flask import Response, current_app, request
 from marshmallow import Schema
 
@@ -190,12 +191,16 @@ def _answered(shown: dict[str, Any] | Shown, status: int, schema: Schema, *, exa
         body = schema.dump(body)
     elif current_app.config.get("CHECK_ANSWERS"):
         dumped = schema.dump(body)
-        if dumped != body:
+        if _json(dumped) != _json(body):  # as written: 1 == 1.0 == True in Python
             raise AssertionError(f"the answer is not its schema's dump: {body!r} != {dumped!r}")
     response: Response = current_app.json.response(body)
     response.status_code = status
     response.headers.update(headers)
     return response
+
+
+def _json(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def _no_query(view: Callable[..., Any], allowed: tuple[str, ...]) -> Callable[..., Any]:

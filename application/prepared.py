@@ -28,6 +28,7 @@ from psycopg import errors, pq
 
 BINARY = 1
 GONE = b"26000"  # invalid_sql_statement_name: not prepared on this connection (any more)
+TAKEN = b"42P05"  # duplicate_prepared_statement: this name, so this text, is prepared
 
 
 class Statement:
@@ -42,23 +43,26 @@ class Statement:
         self._lock = threading.Lock()  # connections are used by many threads, one at a time
 
     def run(self, conn: psycopg.Connection[Any], params: Sequence[bytes]) -> pq.abc.PGresult:
-        """The statement's rows, every parameter and column in binary form."""
+        """The statement's rows, every parameter and column in binary form, on a connection
+        outside any transaction (the store's are autocommit): a statement prepared again
+        after it was taken away could not be inside a failed one."""
         with self._lock:
             prepared = conn in self._on
-        if not prepared:
-            self._prepare(conn)
-        result = self._execute(conn, params)
-        if result.status == pq.ExecStatus.FATAL_ERROR and \
-                result.error_field(pq.DiagnosticField.SQLSTATE) == GONE:
-            # psycopg sends DEALLOCATE ALL after a ROLLBACK, DROP or ALTER it ran on this
-            # connection, which takes this statement away too: prepare it again.
-            self._prepare(conn)
+        with conn.lock:  # what psycopg's own calls hold: one thread at a time on it
+            if not prepared:
+                self._prepare(conn)
             result = self._execute(conn, params)
+            if _state(result) == GONE:
+                # psycopg sends DEALLOCATE ALL after a ROLLBACK, DROP or ALTER it ran on
+                # this connection, which takes this statement away too: prepare it again.
+                self._prepare(conn)
+                result = self._execute(conn, params)
         return _checked(conn, result, pq.ExecStatus.TUPLES_OK)
 
     def _prepare(self, conn: psycopg.Connection[Any]) -> None:
-        _checked(conn, conn.pgconn.prepare(self.name, self.sql, self.types),
-                 pq.ExecStatus.COMMAND_OK)
+        result = conn.pgconn.prepare(self.name, self.sql, self.types)
+        if _state(result) != TAKEN:  # else prepared already, by a Statement of the same text
+            _checked(conn, result, pq.ExecStatus.COMMAND_OK)
         with self._lock:
             self._on[conn] = True
 
@@ -66,6 +70,13 @@ class Statement:
                  ) -> pq.abc.PGresult:
         return conn.pgconn.exec_prepared(self.name, list(params), [BINARY] * len(params),
                                          BINARY)
+
+
+def _state(result: pq.abc.PGresult) -> bytes | None:
+    """The SQLSTATE of a failed result, None for a good one."""
+    if result.status != pq.ExecStatus.FATAL_ERROR:
+        return None
+    return result.error_field(pq.DiagnosticField.SQLSTATE)
 
 
 def _checked(conn: psycopg.Connection[Any], result: pq.abc.PGresult,

@@ -93,3 +93,12 @@ def test_a_lost_connection_is_an_operational_error_as_psycopg_raises_it() -> Non
             cut.shutdown(socket.SHUT_RDWR)
         with pytest.raises(psycopg.OperationalError):
             statement.run(conn, [BigintArray([2]).data])
+
+
+def test_two_statements_of_one_text_share_its_preparation() -> None:
+    """The name comes from the text: a second Statement of it finds it prepared."""
+    first = Statement("SELECT $1::bigint[]::text", [arrays.BIGINT_ARRAY])
+    second = Statement("SELECT $1::bigint[]::text", [arrays.BIGINT_ARRAY])
+    with _connect() as conn:
+        assert first.run(conn, [BigintArray([6]).data]).get_value(0, 0) == b"{6}"
+        assert second.run(conn, [BigintArray([7]).data]).get_value(0, 0) == b"{7}"

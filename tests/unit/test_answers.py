@@ -80,5 +80,7 @@ def test_an_exact_answer_is_written_as_made_and_held_to_its_schema_under_the_che
         assert json.loads(exact.get_data()) == {"chips": 3, "id": "t"}
         with pytest.raises(AssertionError, match="not its schema's dump"):
             _answered({"chips": 3, "id": "t", "secret": "x"}, 200, Shown(), exact=True)
+        with pytest.raises(AssertionError, match="not its schema's dump"):  # 3.0 == 3
+            _answered({"chips": 3.0, "id": "t"}, 200, Shown(), exact=True)
         dumped = _answered({"chips": 3, "id": "t", "secret": "x"}, 200, Shown(), exact=False)
         assert json.loads(dumped.get_data()) == {"chips": 3, "id": "t"}
