@@ -4,7 +4,8 @@ psycopg dumps a Python list by finding its elements' type and a dumper for each 
 on every call, in Python: a tenth of a millisecond a command for the six short lists it
 sends (the events to insert, the aggregates to fast-forward). These are packed in one pass
 with `struct`, in exactly the format psycopg writes (one dimension, lower bound 1, no
-NULLs), and sent as they are by the prepared statements of application/prepared.py.
+NULLs), and sent as they are by the prepared statements of application/prepared.py, which
+declare their parameters with the array types' oids below.
 """
 
 from __future__ import annotations
@@ -16,50 +17,26 @@ from uuid import UUID
 _HEADER = struct.Struct(">iiiii")  # dimensions, has NULLs, element oid, length, lower bound
 _LENGTH = struct.Struct(">i")
 BIGINT = struct.Struct(">q")  # a bigint in binary form (values read back too)
-# The types' oids, for statements prepared with them (application/prepared.py).
 TEXT, UUID_ARRAY, BIGINT_ARRAY, TEXT_ARRAY, BYTEA_ARRAY = 25, 2951, 1016, 1009, 1001
 
 
-class Packed:
-    """An array, already in PostgreSQL's binary form."""
-
-    __slots__ = ("data",)
-    element_oid = 0
-
-    def __init__(self, elements: Iterable[bytes]) -> None:
-        items = list(elements)
-        self.data = _HEADER.pack(1, 0, self.element_oid, len(items), 1) + b"".join(
-            _LENGTH.pack(len(item)) + item for item in items)
+def uuids(values: Iterable[UUID | str]) -> bytes:
+    return _packed(2950, ((v if isinstance(v, UUID) else UUID(v)).bytes for v in values))
 
 
-class UuidArray(Packed):
-    __slots__ = ()
-    element_oid = 2950
-
-    def __init__(self, values: Iterable[UUID | str]) -> None:
-        super().__init__((value if isinstance(value, UUID) else UUID(value)).bytes
-                         for value in values)
+def bigints(values: Iterable[int]) -> bytes:
+    return _packed(20, (BIGINT.pack(value) for value in values))
 
 
-class BigintArray(Packed):
-    __slots__ = ()
-    element_oid = 20
-
-    def __init__(self, values: Iterable[int]) -> None:
-        super().__init__(BIGINT.pack(value) for value in values)
+def texts(values: Iterable[str]) -> bytes:
+    return _packed(TEXT, (value.encode() for value in values))
 
 
-class TextArray(Packed):
-    __slots__ = ()
-    element_oid = 25
-
-    def __init__(self, values: Iterable[str]) -> None:
-        super().__init__(value.encode() for value in values)
+def byteas(values: Iterable[bytes]) -> bytes:
+    return _packed(17, (bytes(value) for value in values))
 
 
-class ByteaArray(Packed):
-    __slots__ = ()
-    element_oid = 17
-
-    def __init__(self, values: Iterable[bytes]) -> None:
-        super().__init__(bytes(value) for value in values)
+def _packed(element_oid: int, elements: Iterable[bytes]) -> bytes:
+    items = list(elements)
+    return _HEADER.pack(1, 0, element_oid, len(items), 1) + b"".join(
+        _LENGTH.pack(len(item)) + item for item in items)

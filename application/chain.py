@@ -33,18 +33,8 @@ from eventsourcing.utils import retry
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-from application.arrays import (
-    BIGINT,
-    BIGINT_ARRAY,
-    BYTEA_ARRAY,
-    TEXT,
-    TEXT_ARRAY,
-    UUID_ARRAY,
-    BigintArray,
-    ByteaArray,
-    TextArray,
-    UuidArray,
-)
+from application import arrays
+from application.arrays import BIGINT
 from application.prepared import Statement
 from domain.integrity import GENESIS, Checkpoint, event_hash, log_hash
 
@@ -180,7 +170,7 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
             "CROSS JOIN LATERAL (SELECT originator_version, topic, state FROM {} "
             "WHERE originator_id = k.id AND originator_version > k.version "
             "ORDER BY originator_version) AS e").format(events).as_string(),
-            [UUID_ARRAY, BIGINT_ARRAY])
+            [arrays.UUID_ARRAY, arrays.BIGINT_ARRAY])
         self._position = SQL("SELECT notification_id FROM {} WHERE originator_id = %s "
                              "AND originator_version = %s").format(events)
         # The command path's two statements go through libpq directly (application/
@@ -188,7 +178,8 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
         self._insert_call = Statement(SQL(
             "SELECT * FROM {}($1::uuid[], $2::bigint[], $3::text[], $4::bytea[], $5::text)"
         ).format(self._table(INSERT_FUNCTION)).as_string(),
-            [UUID_ARRAY, BIGINT_ARRAY, TEXT_ARRAY, BYTEA_ARRAY, TEXT])
+            [arrays.UUID_ARRAY, arrays.BIGINT_ARRAY, arrays.TEXT_ARRAY, arrays.BYTEA_ARRAY,
+             arrays.TEXT])
         self._function_exists: bool | None = None
 
     def _table(self, name: str) -> Any:
@@ -206,10 +197,10 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
         if not self._has_insert_function():
             inserted: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return inserted
-        params = (UuidArray(e.originator_id for e in stored_events).data,
-                  BigintArray(e.originator_version for e in stored_events).data,
-                  TextArray(e.topic for e in stored_events).data,
-                  ByteaArray(e.state for e in stored_events).data,
+        params = (arrays.uuids(e.originator_id for e in stored_events),
+                  arrays.bigints(e.originator_version for e in stored_events),
+                  arrays.texts(e.topic for e in stored_events),
+                  arrays.byteas(e.state for e in stored_events),
                   f"{self.datastore.lock_timeout}s".encode())
         with self.datastore.get_connection() as conn:
             result = self._insert_call.run(conn, params)
@@ -233,8 +224,8 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
         found: dict[UUID, list[StoredEvent]] = {}
         ids = {aggregate_id.bytes: aggregate_id for aggregate_id, _ in known}
         with self.datastore.get_connection() as conn:
-            result = self._select_after.run(conn, (UuidArray(i for i, _ in known).data,
-                                                   BigintArray(v for _, v in known).data))
+            result = self._select_after.run(conn, (arrays.uuids(i for i, _ in known),
+                                                   arrays.bigints(v for _, v in known)))
             value = result.get_value
             for row in range(result.ntuples):
                 originator_id = ids[value(row, 0) or b""]

@@ -12,7 +12,6 @@ import psycopg
 import pytest
 
 from application import arrays
-from application.arrays import BigintArray, ByteaArray, TextArray, UuidArray
 from application.prepared import Statement
 from tests.conftest import postgres_url
 
@@ -35,8 +34,8 @@ def test_packed_arrays_read_as_psycopgs_lists(size: int) -> None:
     texts = ["", "é ♠ 10♥", "domain.aggregates.deal:DealAggregate.Acted", "a\tb", "z"][:size]
     blobs = [b"", b"\x00\xff", b'{"a":1}', bytes(range(256)), b"x"][:size]
     with _connect() as conn:
-        result = AS_TEXT.run(conn, (UuidArray(ids).data, BigintArray(numbers).data,
-                                    TextArray(texts).data, ByteaArray(blobs).data,
+        result = AS_TEXT.run(conn, (arrays.uuids(ids), arrays.bigints(numbers),
+                                    arrays.texts(texts), arrays.byteas(blobs),
                                     b"5s"))
         packed = tuple((result.get_value(0, column) or b"").decode() for column in range(5))
         plain = conn.execute("SELECT %s::uuid[]::text, %s::bigint[]::text, %s::text[]::text, "
@@ -47,7 +46,7 @@ def test_packed_arrays_read_as_psycopgs_lists(size: int) -> None:
 
 def test_uuid_text_is_accepted() -> None:
     value = uuid4()
-    assert UuidArray([str(value)]).data == UuidArray([UUID(str(value))]).data
+    assert arrays.uuids([str(value)]) == arrays.uuids([UUID(str(value))])
 
 
 def test_a_statement_is_prepared_on_each_connection_it_runs_on() -> None:
@@ -55,7 +54,7 @@ def test_a_statement_is_prepared_on_each_connection_it_runs_on() -> None:
     for _ in range(2):
         with _connect() as conn:
             for numbers in ([1, 2], [3]):
-                result = statement.run(conn, [BigintArray(numbers).data])
+                result = statement.run(conn, [arrays.bigints(numbers)])
                 assert result.get_value(0, 0) == str(numbers).replace("[", "{") \
                     .replace("]", "}").replace(" ", "").encode()
 
@@ -65,20 +64,20 @@ def test_a_failure_is_raised_as_psycopg_raises_it() -> None:
         conn.execute("CREATE TEMP TABLE once (n bigint PRIMARY KEY)")
         insert = Statement("INSERT INTO once SELECT unnest($1::bigint[]) RETURNING n",
                            [arrays.BIGINT_ARRAY])
-        assert insert.run(conn, [BigintArray([1]).data]).ntuples == 1
+        assert insert.run(conn, [arrays.bigints([1])]).ntuples == 1
         with pytest.raises(psycopg.errors.UniqueViolation):
-            insert.run(conn, [BigintArray([1]).data])
+            insert.run(conn, [arrays.bigints([1])])
         # The connection is still usable, as after any failed statement.
-        assert insert.run(conn, [BigintArray([2]).data]).ntuples == 1
+        assert insert.run(conn, [arrays.bigints([2])]).ntuples == 1
 
 
 def test_a_statement_taken_away_is_prepared_again() -> None:
     """psycopg sends DEALLOCATE ALL after a ROLLBACK it ran, which drops ours too."""
     statement = Statement("SELECT $1::bigint[]::text", [arrays.BIGINT_ARRAY])
     with _connect() as conn:
-        assert statement.run(conn, [BigintArray([4]).data]).get_value(0, 0) == b"{4}"
+        assert statement.run(conn, [arrays.bigints([4])]).get_value(0, 0) == b"{4}"
         conn.execute("DEALLOCATE ALL")
-        assert statement.run(conn, [BigintArray([5]).data]).get_value(0, 0) == b"{5}"
+        assert statement.run(conn, [arrays.bigints([5])]).get_value(0, 0) == b"{5}"
 
 
 def test_a_lost_connection_is_an_operational_error_as_psycopg_raises_it() -> None:
@@ -86,13 +85,13 @@ def test_a_lost_connection_is_an_operational_error_as_psycopg_raises_it() -> Non
     statement on a connection whose server process is gone must raise one."""
     statement = Statement("SELECT $1::bigint[]::text", [arrays.BIGINT_ARRAY])
     with _connect() as conn:
-        assert statement.run(conn, [BigintArray([1]).data]).ntuples == 1
+        assert statement.run(conn, [arrays.bigints([1])]).ntuples == 1
         # Cut the connection under libpq, as a crashed server does: no error message, so
         # no SQLSTATE (a backend terminated by the server would still send one).
         with socket.socket(fileno=os.dup(conn.pgconn.socket)) as cut:
             cut.shutdown(socket.SHUT_RDWR)
         with pytest.raises(psycopg.OperationalError):
-            statement.run(conn, [BigintArray([2]).data])
+            statement.run(conn, [arrays.bigints([2])])
 
 
 def test_two_statements_of_one_text_share_its_preparation() -> None:
@@ -100,5 +99,5 @@ def test_two_statements_of_one_text_share_its_preparation() -> None:
     first = Statement("SELECT $1::bigint[]::text", [arrays.BIGINT_ARRAY])
     second = Statement("SELECT $1::bigint[]::text", [arrays.BIGINT_ARRAY])
     with _connect() as conn:
-        assert first.run(conn, [BigintArray([6]).data]).get_value(0, 0) == b"{6}"
-        assert second.run(conn, [BigintArray([7]).data]).get_value(0, 0) == b"{7}"
+        assert first.run(conn, [arrays.bigints([6])]).get_value(0, 0) == b"{6}"
+        assert second.run(conn, [arrays.bigints([7])]).get_value(0, 0) == b"{7}"
