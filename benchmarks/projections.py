@@ -28,6 +28,7 @@ schema, dropped afterwards), in the same run:
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import sys
@@ -230,7 +231,7 @@ def run(settings: Settings, label: str, deals: int, tables: int) -> dict[str, fl
         print(f"[{label}] the same, model by model: {'; '.join(parts)}")
 
         start = time.perf_counter()
-        report = verify(ledger)
+        report = verify(ledger, reopen=functools.partial(build_ledger, settings))
         verify_s = time.perf_counter() - start
         if not report.ok:
             print(f"[{label}] verify FAILED: {report.failures[:3]}")

@@ -85,6 +85,8 @@ def projections_status() -> None:
 def verify(sealed: str | None) -> None:
     """Re-check every deal, chip conservation, every shuffle commitment and that nothing
     recorded was changed, inserted or deleted (the hash chains and snapshots)."""
+    import functools
+
     from application.store import build_ledger
     from config import Settings
     from domain.integrity import Checkpoint
@@ -104,7 +106,10 @@ def verify(sealed: str | None) -> None:
                                                        or 0, 1))
             report = run_verify(ledger, lambda position, head: bar.update(
                 task, completed=position, total=max(head, 1)), checkpoint=checkpoint,
-                store=read_store(ledger, settings))
+                store=read_store(ledger, settings),
+                # A long log is shared with a helper process that opens the store again.
+                reopen=functools.partial(build_ledger, settings)
+                if settings.store != "memory" else None)
     finally:
         ledger.close()
     _print_report(console, report, checkpoint)

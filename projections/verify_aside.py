@@ -1,0 +1,162 @@
+"""The second process of `pontoon verify`, on a log long enough to be worth one.
+
+Verify is sequential Python: one core does it all. A helper process, spawned afresh, opens
+the same store, reads the same log up to the same head, and takes two shares of the work:
+both hash chains (and the checkpoint), and the replays by the rules of the finished deals
+whose id falls `aside`. The main process does the rest: decoding every event, chips,
+seeds, packs, snapshots, and the other deals. The two agree on which deals are aside by
+their ids alone, and the main process counts the finished deals it left aside against the
+helper's count, so a helper that skipped one cannot pass unseen.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from domain.engine import facts as f
+from domain.engine.verification import verify_deal
+from domain.integrity import Checkpoint
+from projections.base import EventLog
+from projections.decoding import Decoder
+from projections.integrity import Chain
+from projections.log import Log
+
+Fail = Callable[[str], None]
+SHARE = 11  # sixteenths of the finished deals the helper replays (measured: balances the two)
+_DEAL = "DealAggregate."
+
+
+def aside(deal_id: UUID, share: int = SHARE) -> bool:
+    """Whether the helper, not the main process, replays this deal by the rules."""
+    return deal_id.int % 16 < share
+
+
+def replay_finished(deal_id: UUID, history: list[f.Fact], fail: Fail) -> None:
+    """A finished deal decided again by the rules, to exactly its recorded events."""
+    try:
+        result = verify_deal(history)
+    except Exception as error:  # noqa: BLE001 (verify reports; it never stops halfway)
+        fail(f"deal {deal_id} cannot be replayed by the rules: {type(error).__name__}: "
+             f"{error} (R11.4)")
+        return
+    if not result.replayed:
+        fail(f"deal {deal_id} does not replay to its recorded events: "
+             f"{'; '.join(result.differences[:2])}")
+    if not result.chips_conserved:
+        fail(f"deal {deal_id} does not conserve chips (R11.1)")
+
+
+@dataclass
+class Outcome:
+    """What the helper sends back."""
+
+    failures: list[str] = field(default_factory=list)
+    checkpoint: Checkpoint | None = None
+    replayed: int = 0  # finished deals aside, replayed
+    error: str | None = None  # the helper could not finish: nothing it checked counts
+
+
+class Helper:
+    """The helper process, started at once; `wait` collects its outcome."""
+
+    def __init__(self, reopen: Callable[[], EventLog], head: int, page: int,
+                 checkpoint: Checkpoint | None, chained: bool, share: int = SHARE) -> None:
+        self.share = share
+        context = multiprocessing.get_context("spawn")  # never a copy of this process's state
+        self.position = context.Value("q", 0, lock=False)
+        self._receive, send = context.Pipe(duplex=False)
+        self.process = context.Process(
+            target=_run, args=(reopen, head, page, checkpoint, chained, share, self.position,
+                              send),
+            name="pontoon-verify-helper", daemon=True)
+        self.process.start()
+        send.close()  # so a helper that dies leaves the pipe at its end
+
+    def wait(self, progress: Callable[[int], None]) -> Outcome:
+        """Its outcome, reporting its position meanwhile; a helper that died without a word
+        is an outcome with an error."""
+        try:
+            while not self._receive.poll(0.2):
+                progress(self.position.value)
+                if not self.process.is_alive() and not self._receive.poll(0.5):
+                    return Outcome(error=f"it ended with exit code {self.process.exitcode}")
+            outcome: Outcome = self._receive.recv()
+            return outcome
+        except EOFError:
+            return Outcome(error=f"it ended with exit code {self.process.exitcode}")
+        finally:
+            self.process.join(timeout=5)
+            self._receive.close()
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=5)
+
+
+def _run(reopen: Callable[[], EventLog], head: int, page: int, checkpoint: Checkpoint | None,
+         chained: bool, share: int, position: Any, send: Any) -> None:
+    try:
+        ledger = reopen()
+        try:
+            outcome = _work(ledger, head, page, checkpoint, chained, share, position)
+        finally:
+            ledger.close()  # type: ignore[attr-defined]
+    except Exception as error:  # noqa: BLE001 (told to the main process, which fails verify)
+        outcome = Outcome(error=f"{type(error).__name__}: {error}")
+    send.send(outcome)
+    send.close()
+
+
+def _work(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
+          chained: bool, share: int, position: Any) -> Outcome:
+    from projections.verify import hashes_without_events
+
+    outcome = Outcome()
+    fail = outcome.failures.append
+    recorder = ledger.recorder
+    chain = Chain(fail, checkpoint) if chained else None
+    log, decode = Log(recorder), Decoder(ledger.mapper)
+    deals: dict[str, bool] = {}  # by topic: whether it is a deal's event
+    histories: dict[UUID, list[f.Fact]] = {}
+    after = 0
+    while after < head:
+        notes = log.page(after + 1, page, head)
+        if not notes:
+            break
+        if chain is not None:
+            chain.page(notes, recorder.select_hashes(after, notes[-1].id))
+        for note in notes:
+            dealt = deals.get(note.topic)
+            if dealt is None:
+                dealt = deals[note.topic] = note.topic.rpartition(":")[2].startswith(_DEAL)
+            if dealt and aside(note.originator_id, share):
+                _deal_event(decode, note, histories, outcome)
+        after = notes[-1].id
+        position.value = after
+    if chain is not None:
+        chain.page([], hashes_without_events(recorder, after))
+        outcome.checkpoint = chain.finish()
+    del outcome.failures[1000:]
+    return outcome
+
+
+def _deal_event(decode: Decoder, note: Any, histories: dict[UUID, list[f.Fact]],
+                outcome: Outcome) -> None:
+    """As the main process's pass: an event that cannot be read is left out (the main
+    process names it), and a deal is replayed when its end is read."""
+    try:
+        event = decode(note)
+        fact = f.Fact.from_dict(type(event).__name__, event.fact)
+    except Exception:  # noqa: BLE001
+        return
+    history = histories.setdefault(note.originator_id, [])
+    history.append(fact)
+    if isinstance(fact, f.DealSettled | f.DealVoided):
+        outcome.replayed += 1
+        replay_finished(note.originator_id, histories.pop(note.originator_id),
+                        outcome.failures.append)
