@@ -41,7 +41,8 @@ class Chain:
 
     def __init__(self, fail: Fail, checkpoint: Checkpoint | None = None) -> None:
         self.fail, self.checkpoint = fail, checkpoint
-        self.versions: dict[UUID, tuple[int, bytes, bytes]] = {}  # version, stored, replayed
+        # By the aggregate id's int: a UUID hashes in Python, an int in C (millions of events).
+        self.versions: dict[int, tuple[int, bytes, bytes]] = {}  # version, stored, replayed
         self.stored_log = self.replayed_log = GENESIS
         self.position = 0
         self.sealed = checkpoint is None
@@ -59,7 +60,7 @@ class Chain:
 
     def _event(self, note: Any, row: Any) -> None:
         last, stored_before, replayed_before = self.versions.get(
-            note.originator_id, (0, GENESIS, GENESIS))
+            note.originator_id.int, (0, GENESIS, GENESIS))
         gap = note.originator_version != last + 1
         if gap:
             missing = f"version {last + 1} is" if note.originator_version == last + 2 else \
@@ -78,7 +79,7 @@ class Chain:
             before = (replayed_before, replayed_before) if gap else \
                 (stored_before, replayed_before)
             stored = self._links(note, row, before, replayed, check_event=not gap)
-        self.versions[note.originator_id] = (note.originator_version, stored, replayed)
+        self.versions[note.originator_id.int] = (note.originator_version, stored, replayed)
         self._seal(note.id)
 
     def _links(self, note: Any, row: Any, before: tuple[bytes, bytes],
@@ -136,31 +137,32 @@ class Snapshots:
 
     def __init__(self, stored: Sequence[Any], mapper: Any, fail: Fail) -> None:
         self.mapper, self.fail = mapper, fail
-        self.pending: dict[UUID, list[Any]] = {}
+        self.pending: dict[int, list[Any]] = {}  # by the aggregate id's int, as Chain
         for snapshot in sorted(stored, key=lambda s: s.originator_version):
-            self.pending.setdefault(snapshot.originator_id, []).append(snapshot)
-        self.replays: dict[UUID, Any] = {}
+            self.pending.setdefault(snapshot.originator_id.int, []).append(snapshot)
+        self.replays: dict[int, Any] = {}
         self.checked = 0
 
     def event(self, event: Any) -> None:
         """Every decoded event, in log order."""
-        waiting = self.pending.get(event.originator_id)
+        key = event.originator_id.int
+        waiting = self.pending.get(key)
         if not waiting:
             return
         try:
-            aggregate = event.mutate(self.replays.get(event.originator_id))
+            aggregate = event.mutate(self.replays.get(key))
         except Exception as error:  # noqa: BLE001 (e.g. a version deleted before this one)
-            del self.pending[event.originator_id]
-            self.replays.pop(event.originator_id, None)
+            del self.pending[key]
+            self.replays.pop(key, None)
             self.fail(f"{named(None, event.originator_id)} version "
                       f"{event.originator_version}: its events do not replay ({error}), so "
                       f"its snapshots cannot be checked {NOTHING_CHANGED}")
             return
-        self.replays[event.originator_id] = aggregate
+        self.replays[key] = aggregate
         while waiting and waiting[0].originator_version == event.originator_version:
             self._compare(waiting.pop(0), aggregate)
         if not waiting:
-            del self.pending[event.originator_id], self.replays[event.originator_id]
+            del self.pending[key], self.replays[key]
 
     def _compare(self, stored: Any, replayed: Any) -> None:
         self.checked += 1

@@ -9,7 +9,7 @@
   snapshot against its events, a checkpoint kept outside the database, and the read models
   as witnesses of deleted events (projections/integrity.py).
 
-On a long log a helper process takes the hash chains and most deals' replays
+On a long log a helper process takes the hash chains, the snapshots and most deals' replays
 (projections/verify_aside.py), so both cores work.
 """
 
@@ -19,6 +19,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 from domain.aggregates import Account, DealAggregate, TableAggregate
 from domain.aggregates import posting_id as make_posting_id
@@ -88,8 +89,8 @@ def _pass(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
           report: Report, helper: Helper | None, progress: Progress | None) -> None:
     recorder = ledger.recorder
     chain = Chain(report.fail, checkpoint) if report.chained and helper is None else None
-    snapshots = Snapshots(recorder.select_snapshots() if report.chained else [],
-                          ledger.mapper, report.fail)
+    snapshots = Snapshots(recorder.select_snapshots() if report.chained and helper is None
+                          else [], ledger.mapper, report.fail)
     state = _Replay(helper=helper)
     log, decode = Log(recorder), Decoder(ledger.mapper)
     after = 0
@@ -108,17 +109,18 @@ def _pass(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
     if chain is not None:
         chain.page([], hashes_without_events(recorder, after))
         report.checkpoint = chain.finish()
-    if helper is not None:
-        _helped(report, helper, state.aside, after, head, progress)
     snapshots.finish()
     report.snapshots = snapshots.checked
+    if helper is not None:
+        _helped(report, helper, state.aside, after, head, progress)
     state.finish(report)
 
 
 def _helped(report: Report, helper: Helper, due: int, after: int, head: int,
             progress: Progress | None) -> None:
     """The helper's failures first (the hash chains name a change where it was made), then
-    this process's; a helper that could not finish fails verify."""
+    this process's; a helper that could not finish fails verify. Its checkpoint and
+    snapshots are the report's."""
     def told(position: int) -> None:
         if progress:
             progress(min(after, position), head)
@@ -127,11 +129,16 @@ def _helped(report: Report, helper: Helper, due: int, after: int, head: int,
     told(helper.position.value)
     if outcome.error is not None:
         report.fail(f"verify's helper process could not finish ({outcome.error}): the hash "
-                    f"chains and {due} deals' replays are unchecked (R11.4)")
+                    f"chains, the snapshots and {due} deals' replays are unchecked (R11.4)")
         return
     report.failures[:0] = outcome.failures
     del report.failures[1000:]
     report.checkpoint = outcome.checkpoint
+    report.snapshots = outcome.snapshots
+    if (outcome.events, outcome.position) != (report.events, after):
+        report.fail(f"verify's helper process read {outcome.events} events up to position "
+                    f"{outcome.position} where this process read {report.events} up to "
+                    f"{after}: its checks do not cover this log (R11.4)")
     if outcome.replayed != due:
         report.fail(f"verify's helper process replayed {outcome.replayed} finished deals "
                     f"where {due} were left to it (R11.4)")
@@ -170,7 +177,8 @@ def hashes_without_events(recorder: Any, after: int) -> list[Any]:
 class _Replay:
     """What the pass over the log keeps to check deals, chips and seeds."""
 
-    open_deals: dict[str, list[f.Fact]] = field(default_factory=dict)
+    # By the deal id's int (a UUID hashes in Python, an int in C: a million deal events).
+    open_deals: dict[int, list[f.Fact]] = field(default_factory=dict)
     expected_packs: dict[str, list[str] | None] = field(default_factory=dict)  # by table
     deal_packs: dict[str, Any] = field(default_factory=dict)  # the pack a deal must start from
     balances: dict[str, int] = field(default_factory=dict)
@@ -212,7 +220,8 @@ class _Replay:
                 self.treasury_sides[event.posting_id] = -change
 
     def finish(self, report: Report) -> None:
-        for deal_id, history in self.open_deals.items():  # deals still in play replay so far
+        for key, history in self.open_deals.items():  # deals still in play replay so far
+            deal_id = UUID(int=key)
             result = verify_deal(history)
             if not result.replayed:
                 report.fail(f"deal {deal_id} (in play) does not replay to its recorded "
@@ -230,16 +239,16 @@ class _Replay:
 
 
 def _deal_event(event: Any, report: Report, state: _Replay) -> None:
-    deal_id = str(event.originator_id)
+    key = event.originator_id.int
     fact = f.Fact.from_dict(type(event).__name__, event.fact)
-    history = state.open_deals.setdefault(deal_id, [])
+    history = state.open_deals.setdefault(key, [])
     history.append(fact)
     _carried(event, state.deal_postings)
     if isinstance(fact, f.DealStarted):
-        _match_pack(report, deal_id, state.deal_packs, started=(fact.pack,))
+        _match_pack(report, str(event.originator_id), state.deal_packs, started=(fact.pack,))
     if isinstance(fact, f.DealSettled | f.DealVoided):
         report.deals += 1
-        state.open_deals.pop(deal_id)
+        state.open_deals.pop(key)
         if state.helper is not None and aside(event.originator_id, state.helper.share):
             state.aside += 1
         else:

@@ -1,12 +1,14 @@
 """The second process of `pontoon verify`, on a log long enough to be worth one.
 
 Verify is sequential Python: one core does it all. A helper process, spawned afresh, opens
-the same store, reads the same log up to the same head, and takes two shares of the work:
-both hash chains (and the checkpoint), and the replays by the rules of the finished deals
-whose id falls `aside`. The main process does the rest: decoding every event, chips,
-seeds, packs, snapshots, and the other deals. The two agree on which deals are aside by
-their ids alone, and the main process counts the finished deals it left aside against the
-helper's count, so a helper that skipped one cannot pass unseen.
+the same store, reads the same log up to the same head, and takes three shares of the work:
+both hash chains (and the checkpoint), every snapshot against a replay of its aggregate,
+and the replays by the rules of the finished deals whose id falls `aside`. The main
+process does the rest: decoding every event, chips, seeds, packs, postings, and the other
+deals. The two agree on which deals are aside by
+their ids alone. The main process holds the helper's counts to its own: the events read,
+the last position, and the finished deals it left aside, so a helper that read something
+else or skipped a deal cannot pass unseen.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from domain.engine.verification import verify_deal
 from domain.integrity import Checkpoint
 from projections.base import EventLog
 from projections.decoding import Decoder
-from projections.integrity import Chain
+from projections.integrity import Chain, Snapshots
 from projections.log import Log
 
 Fail = Callable[[str], None]
-SHARE = 11  # sixteenths of the finished deals the helper replays (measured: balances the two)
+# Sixteenths of the finished deals the helper replays: with the chains and snapshots, a
+# quarter of the replays gives each process about the same work (measured: decisions.md 88).
+SHARE = 4
 _DEAL = "DealAggregate."
 
 
@@ -56,7 +60,10 @@ class Outcome:
 
     failures: list[str] = field(default_factory=list)
     checkpoint: Checkpoint | None = None
+    events: int = 0  # read, up to `position`
+    position: int = 0
     replayed: int = 0  # finished deals aside, replayed
+    snapshots: int = 0  # snapshots checked
     error: str | None = None  # the helper could not finish: nothing it checked counts
 
 
@@ -120,6 +127,7 @@ def _work(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
     fail = outcome.failures.append
     recorder = ledger.recorder
     chain = Chain(fail, checkpoint) if chained else None
+    snapshots = Snapshots(recorder.select_snapshots() if chained else [], ledger.mapper, fail)
     log, decode = Log(recorder), Decoder(ledger.mapper)
     deals: dict[str, bool] = {}  # by topic: whether it is a deal's event
     histories: dict[UUID, list[f.Fact]] = {}
@@ -130,33 +138,43 @@ def _work(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
             break
         if chain is not None:
             chain.page(notes, recorder.select_hashes(after, notes[-1].id))
+        outcome.events += len(notes)
         for note in notes:
             dealt = deals.get(note.topic)
             if dealt is None:
                 dealt = deals[note.topic] = note.topic.rpartition(":")[2].startswith(_DEAL)
-            if dealt and aside(note.originator_id, share):
-                _deal_event(decode, note, histories, outcome)
-        after = notes[-1].id
+            replay = dealt and aside(note.originator_id, share)
+            snapshotted = note.originator_id.int in snapshots.pending
+            if not (replay or snapshotted):
+                continue
+            try:  # one that cannot be read is left out here: the main process names it
+                event = decode(note)
+            except Exception:  # noqa: BLE001
+                continue
+            if snapshotted:
+                snapshots.event(event)
+            if replay:
+                _deal_event(event, histories, outcome)
+        after = outcome.position = notes[-1].id
         position.value = after
     if chain is not None:
         chain.page([], hashes_without_events(recorder, after))
         outcome.checkpoint = chain.finish()
+    snapshots.finish()
+    outcome.snapshots = snapshots.checked
     del outcome.failures[1000:]
     return outcome
 
 
-def _deal_event(decode: Decoder, note: Any, histories: dict[UUID, list[f.Fact]],
-                outcome: Outcome) -> None:
-    """As the main process's pass: an event that cannot be read is left out (the main
-    process names it), and a deal is replayed when its end is read."""
+def _deal_event(event: Any, histories: dict[UUID, list[f.Fact]], outcome: Outcome) -> None:
+    """As the main process's pass: a deal is replayed when its end is read."""
     try:
-        event = decode(note)
         fact = f.Fact.from_dict(type(event).__name__, event.fact)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 (the main process names it)
         return
-    history = histories.setdefault(note.originator_id, [])
+    history = histories.setdefault(event.originator_id, [])
     history.append(fact)
     if isinstance(fact, f.DealSettled | f.DealVoided):
         outcome.replayed += 1
-        replay_finished(note.originator_id, histories.pop(note.originator_id),
+        replay_finished(event.originator_id, histories.pop(event.originator_id),
                         outcome.failures.append)

@@ -130,6 +130,8 @@ def verify_deal(history: Sequence[f.Fact]) -> Verification:
 def _compare(recorded: list[f.Fact], decided: list[f.Fact]) -> list[str]:
     out = []
     for index, (was, now) in enumerate(zip(recorded, decided, strict=False)):
+        if was == now:  # the same class and fields: all but a changed fact stop here
+            continue
         if was.type != now.type or was.to_dict() != now.to_dict():
             out.append(f"event {index + 1}: recorded {was.type} {_brief(was)}, the rules "
                        f"decide {now.type} {_brief(now)}")
