@@ -85,6 +85,7 @@ def projections_status() -> None:
 def verify(sealed: str | None) -> None:
     """Re-check every deal, chip conservation, every shuffle commitment and that nothing
     recorded was changed, inserted or deleted (the hash chains and snapshots)."""
+    import dataclasses
     import functools
 
     from application.store import build_ledger
@@ -107,8 +108,10 @@ def verify(sealed: str | None) -> None:
             report = run_verify(ledger, lambda position, head: bar.update(
                 task, completed=position, total=max(head, 1)), checkpoint=checkpoint,
                 store=read_store(ledger, settings),
-                # A long log is shared with a helper process that opens the store again.
-                reopen=functools.partial(build_ledger, settings)
+                # A long log is shared with a helper process that opens the store again
+                # (one connection is all it uses).
+                reopen=functools.partial(build_ledger, dataclasses.replace(
+                    settings, pool_size=1, pool_overflow=0))
                 if settings.store != "memory" else None)
     finally:
         ledger.close()

@@ -16,12 +16,13 @@ recompute it. Checkpoints kept elsewhere are what make a rewrite visible (README
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
 from domain.integrity import GENESIS, Checkpoint, event_hash, log_hash
 from projections.base import APPLICATION
+from projections.log import Log
 
 Fail = Callable[[str], None]
 KINDS = {"Account": "account", "DealAggregate": "deal", "TableAggregate": "table",
@@ -130,6 +131,39 @@ class Chain:
                       f"{self.position}, before the checkpoint: the newest events were "
                       f"deleted {NOTHING_CHANGED}")
         return Checkpoint(self.position, self.replayed_log.hex()) if self.position else None
+
+
+def checked_pages(recorder: Any, head: int, page: int, chain: Chain | None
+                  ) -> Iterator[list[Any]]:
+    """The log's pages up to `head`, in order, each checked by `chain` (if the store keeps
+    hashes) before it is handed on; after the last, the hash rows left without events."""
+    log, after = Log(recorder), 0
+    while after < head:
+        notes = log.page(after + 1, page, head)
+        if not notes:
+            break
+        if chain is not None:
+            chain.page(notes, recorder.select_hashes(after, notes[-1].id))
+        yield notes
+        after = notes[-1].id
+    if chain is not None:
+        chain.page([], hashes_without_events(recorder, after))
+
+
+def hashes_without_events(recorder: Any, after: int) -> list[Any]:
+    """Hash rows past the last event verified whose events do not exist (now: a running
+    service records events and their hashes together)."""
+    rows = recorder.select_hashes(after, None)
+    if not rows:
+        return []
+    present: set[int] = set()
+    start = after + 1
+    while notes := recorder.select_notifications(start=start, limit=2000,
+                                                 stop=rows[-1].position):
+        present.update(note.id for note in notes)
+        start = notes[-1].id + 1
+    return [row for row in rows if row.position not in present]
+
 
 
 class Snapshots:

@@ -30,10 +30,9 @@ from domain.engine.verification import verify_deal
 from domain.integrity import Checkpoint
 from projections.base import EventLog
 from projections.decoding import Decoder
-from projections.integrity import Chain, Snapshots, named, witnesses
-from projections.log import Log
+from projections.integrity import Chain, Snapshots, checked_pages, named, witnesses
 from projections.store import ReadStore
-from projections.verify_aside import Helper, aside, replay_finished
+from projections.verify_aside import Helper, aside, fold, replay_finished
 
 Progress = Callable[[int, int], None]
 # From this many events a helper process shares the work: below, starting it (a fresh
@@ -92,14 +91,12 @@ def _pass(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
     snapshots = Snapshots(recorder.select_snapshots() if report.chained and helper is None
                           else [], ledger.mapper, report.fail)
     state = _Replay(helper=helper)
-    log, decode = Log(recorder), Decoder(ledger.mapper)
+    decode = Decoder(ledger.mapper)
+    digest = hashlib.sha256()
     after = 0
-    while after < head:
-        notes = log.page(after + 1, page, head)
-        if not notes:
-            break
-        if chain is not None:
-            chain.page(notes, recorder.select_hashes(after, notes[-1].id))
+    for notes in checked_pages(recorder, head, page, chain):
+        if helper is not None:
+            fold(digest, notes)
         for note in notes:
             report.events += 1
             _check(decode, note, report, state, snapshots)
@@ -107,17 +104,16 @@ def _pass(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
         if progress:
             progress(min(after, helper.position.value) if helper else after, head)
     if chain is not None:
-        chain.page([], hashes_without_events(recorder, after))
         report.checkpoint = chain.finish()
     snapshots.finish()
     report.snapshots = snapshots.checked
     if helper is not None:
-        _helped(report, helper, state.aside, after, head, progress)
+        _helped(report, helper, state.aside, after, head, progress, digest.digest())
     state.finish(report)
 
 
 def _helped(report: Report, helper: Helper, due: int, after: int, head: int,
-            progress: Progress | None) -> None:
+            progress: Progress | None, digest: bytes) -> None:
     """The helper's failures first (the hash chains name a change where it was made), then
     this process's; a helper that could not finish fails verify. Its checkpoint and
     snapshots are the report's."""
@@ -139,6 +135,10 @@ def _helped(report: Report, helper: Helper, due: int, after: int, head: int,
         report.fail(f"verify's helper process read {outcome.events} events up to position "
                     f"{outcome.position} where this process read {report.events} up to "
                     f"{after}: its checks do not cover this log (R11.4)")
+    elif outcome.digest != digest:
+        report.fail("verify's helper process and this one read different rows or bytes up "
+                    f"to position {after}: the log was changed while verify ran (run it "
+                    "again) or the helper read another store (R11.4)")
     if outcome.replayed != due:
         report.fail(f"verify's helper process replayed {outcome.replayed} finished deals "
                     f"where {due} were left to it (R11.4)")
@@ -156,21 +156,6 @@ def _check(decode: Decoder, note: Any, report: Report, state: _Replay,
                     f"replayed: {type(error).__name__}: {error} (R11.4)")
         return
     snapshots.event(event)
-
-
-def hashes_without_events(recorder: Any, after: int) -> list[Any]:
-    """Hash rows past the last event verified whose events do not exist (now: a running
-    service records events and their hashes together)."""
-    rows = recorder.select_hashes(after, None)
-    if not rows:
-        return []
-    present: set[int] = set()
-    start = after + 1
-    while notes := recorder.select_notifications(start=start, limit=2000,
-                                                 stop=rows[-1].position):
-        present.update(note.id for note in notes)
-        start = notes[-1].id + 1
-    return [row for row in rows if row.position not in present]
 
 
 @dataclass

@@ -6,32 +6,38 @@ both hash chains (and the checkpoint), every snapshot against a replay of its ag
 and the replays by the rules of the finished deals whose id falls `aside`. The main
 process does the rest: decoding every event, chips, seeds, packs, postings, and the other
 deals. The two agree on which deals are aside by
-their ids alone. The main process holds the helper's counts to its own: the events read,
-the last position, and the finished deals it left aside, so a helper that read something
-else or skipped a deal cannot pass unseen.
+their ids alone. The main process holds the helper's counts to its own (the events read,
+the last position, the finished deals it left aside) and a digest of every page either
+read, so a helper that read something else, rows changed between the two reads, or a
+skipped deal cannot pass unseen.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import multiprocessing
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+from eventsourcing.utils import resolve_topic
+
+from domain.aggregates import DealAggregate
 from domain.engine import facts as f
 from domain.engine.verification import verify_deal
 from domain.integrity import Checkpoint
 from projections.base import EventLog
 from projections.decoding import Decoder
-from projections.integrity import Chain, Snapshots
-from projections.log import Log
+from projections.integrity import Chain, Snapshots, checked_pages
 
 Fail = Callable[[str], None]
 # Sixteenths of the finished deals the helper replays: with the chains and snapshots, a
 # quarter of the replays gives each process about the same work (measured: decisions.md 88).
 SHARE = 4
-_DEAL = "DealAggregate."
+FAILURES_MAX = 1000  # as the report keeps
 
 
 def aside(deal_id: UUID, share: int = SHARE) -> bool:
@@ -54,6 +60,30 @@ def replay_finished(deal_id: UUID, history: list[f.Fact], fail: Fail) -> None:
         fail(f"deal {deal_id} does not conserve chips (R11.1)")
 
 
+def is_deal_event(topic: str) -> bool:
+    """Whether events of this topic decode to a deal's event, as the main process decides
+    from the decoded event: any spelling of the topic that resolves to the class counts."""
+    try:
+        cls = resolve_topic(topic)
+    except Exception:  # noqa: BLE001 (an event that cannot be read: the main process names it)
+        return False
+    return isinstance(cls, type) and issubclass(cls, DealAggregate.Event
+                                                | DealAggregate.DealStarted)
+
+
+def fold(digest: Any, notes: Sequence[Any]) -> None:
+    """What one page read holds, folded into `digest`. The two processes compare theirs,
+    so both checked the same rows and bytes: one changed between their reads fails verify."""
+    try:
+        digest.update(b"".join([note.state for note in notes]))
+    except TypeError:  # SQLite hands back text where an intruder stored text
+        digest.update(b"".join([note.state if isinstance(note.state, bytes)
+                                else str(note.state).encode() for note in notes]))
+    digest.update("\0".join([note.topic for note in notes]).encode())
+    digest.update(repr([(note.id, note.originator_version, note.originator_id.int)
+                        for note in notes]).encode())
+
+
 @dataclass
 class Outcome:
     """What the helper sends back."""
@@ -62,6 +92,7 @@ class Outcome:
     checkpoint: Checkpoint | None = None
     events: int = 0  # read, up to `position`
     position: int = 0
+    digest: bytes = b""  # of every page read (`fold`)
     replayed: int = 0  # finished deals aside, replayed
     snapshots: int = 0  # snapshots checked
     error: str | None = None  # the helper could not finish: nothing it checked counts
@@ -115,34 +146,36 @@ def _run(reopen: Callable[[], EventLog], head: int, page: int, checkpoint: Check
             ledger.close()  # type: ignore[attr-defined]
     except Exception as error:  # noqa: BLE001 (told to the main process, which fails verify)
         outcome = Outcome(error=f"{type(error).__name__}: {error}")
-    send.send(outcome)
-    send.close()
+    with contextlib.suppress(OSError):  # the main process is gone: nobody to tell
+        send.send(outcome)
+        send.close()
 
 
 def _work(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
           chained: bool, share: int, position: Any) -> Outcome:
-    from projections.verify import hashes_without_events
-
     outcome = Outcome()
-    fail = outcome.failures.append
+
+    def fail(message: str) -> None:
+        if len(outcome.failures) < FAILURES_MAX:
+            outcome.failures.append(message)
+
+    parent = multiprocessing.parent_process()
+    digest = hashlib.sha256()
     recorder = ledger.recorder
     chain = Chain(fail, checkpoint) if chained else None
     snapshots = Snapshots(recorder.select_snapshots() if chained else [], ledger.mapper, fail)
-    log, decode = Log(recorder), Decoder(ledger.mapper)
+    decode = Decoder(ledger.mapper)
     deals: dict[str, bool] = {}  # by topic: whether it is a deal's event
     histories: dict[UUID, list[f.Fact]] = {}
-    after = 0
-    while after < head:
-        notes = log.page(after + 1, page, head)
-        if not notes:
-            break
-        if chain is not None:
-            chain.page(notes, recorder.select_hashes(after, notes[-1].id))
+    for notes in checked_pages(recorder, head, page, chain):
+        if parent is not None and not parent.is_alive():
+            sys.exit(1)  # the main process was killed: nobody waits for this work
+        fold(digest, notes)
         outcome.events += len(notes)
         for note in notes:
             dealt = deals.get(note.topic)
             if dealt is None:
-                dealt = deals[note.topic] = note.topic.rpartition(":")[2].startswith(_DEAL)
+                dealt = deals[note.topic] = is_deal_event(note.topic)
             replay = dealt and aside(note.originator_id, share)
             snapshotted = note.originator_id.int in snapshots.pending
             if not (replay or snapshotted):
@@ -154,19 +187,18 @@ def _work(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
             if snapshotted:
                 snapshots.event(event)
             if replay:
-                _deal_event(event, histories, outcome)
-        after = outcome.position = notes[-1].id
-        position.value = after
+                _deal_event(event, histories, outcome, fail)
+        position.value = outcome.position = notes[-1].id
     if chain is not None:
-        chain.page([], hashes_without_events(recorder, after))
         outcome.checkpoint = chain.finish()
+    outcome.digest = digest.digest()
     snapshots.finish()
     outcome.snapshots = snapshots.checked
-    del outcome.failures[1000:]
     return outcome
 
 
-def _deal_event(event: Any, histories: dict[UUID, list[f.Fact]], outcome: Outcome) -> None:
+def _deal_event(event: Any, histories: dict[UUID, list[f.Fact]], outcome: Outcome,
+                fail: Fail) -> None:
     """As the main process's pass: a deal is replayed when its end is read."""
     try:
         fact = f.Fact.from_dict(type(event).__name__, event.fact)
@@ -176,5 +208,4 @@ def _deal_event(event: Any, histories: dict[UUID, list[f.Fact]], outcome: Outcom
     history.append(fact)
     if isinstance(fact, f.DealSettled | f.DealVoided):
         outcome.replayed += 1
-        replay_finished(event.originator_id, histories.pop(event.originator_id),
-                        outcome.failures.append)
+        replay_finished(event.originator_id, histories.pop(event.originator_id), fail)

@@ -5,15 +5,19 @@ else, or cannot run at all, can never let verify pass (R11.4)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import sqlite3
 from uuid import UUID
 
 from application import Ledger
 from application.store import build_ledger, migrate
 from config import Settings
+from domain.aggregates import Account
 from projections.verify import verify
-from projections.verify_aside import aside
-from tests.integration.projection_session import play_session
+from projections.verify_aside import aside, is_deal_event
+from tests.integration.ledger_views import notifications, topic
+from tests.integration.projection_session import play_session, rewrite_event
 
 
 def test_the_helper_gives_the_same_report_as_one_process(store_settings, ledger):
@@ -82,3 +86,40 @@ def test_deals_are_set_aside_by_their_ids_alone():
     """Both processes decide from the id, so they agree without speaking."""
     assert aside(UUID(int=0)) and not aside(UUID(int=15))
     assert [aside(UUID(int=n), 4) for n in range(6)] == [True] * 4 + [False] * 2
+
+
+def test_a_helper_that_read_other_bytes_fails_verify(tmp_path):
+    """R11.4: the helper reads a copy of the store in which one entry's reason differs:
+    the same events at the same positions, other bytes. The two reads' digests differ, so
+    verify fails instead of vouching for bytes the main process never checked (as when a
+    row is changed between the two processes' reads)."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path}/ledger.sqlite3")
+    migrate(settings)
+    ledger = build_ledger(settings)
+    try:
+        play_session(ledger)
+        copy = Settings(database_url=f"sqlite:///{tmp_path}/copy.sqlite3")
+        with contextlib.closing(sqlite3.connect(settings.sqlite_path)) as source, \
+                contextlib.closing(sqlite3.connect(copy.sqlite_path)) as target:
+            source.backup(target)  # the log's pages still in the WAL file too
+        entry = notifications(ledger, topics=[topic(Account.Credited)])[0]
+        rewrite_event(copy, entry, lambda state: state.update(reason="a quiet rewrite"))
+
+        report = verify(ledger, reopen=functools.partial(build_ledger, copy), helper_from=0)
+    finally:
+        ledger.close()
+
+    assert not report.ok
+    assert any("read different rows or bytes" in failure for failure in report.failures), \
+        report.failures
+
+
+def test_a_deal_event_under_another_spelling_of_its_topic_is_still_a_deal_event():
+    """R11.4: the library resolves any import path to the class; the helper must count an
+    event as a deal's whenever it decodes to one, as the main process does, or a deal event
+    stored under an alias would be replayed by neither."""
+    assert is_deal_event("domain.aggregates:DealAggregate.CardDealt")
+    assert is_deal_event("domain:aggregates.DealAggregate.CardDealt")
+    assert is_deal_event("domain.aggregates:DealAggregate.DealStarted")
+    assert not is_deal_event("domain.aggregates:Account.Credited")
+    assert not is_deal_event("no.such.module:Nothing")
