@@ -8,6 +8,7 @@ from pathlib import Path
 import swagger_ui_bundle
 from flask import Flask, redirect, send_from_directory
 from werkzeug import Response
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import edge, errors, observability
 from api.answers import Answers
@@ -74,4 +75,10 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
         """Swagger UI is served by the app itself: no CDN."""
         return send_from_directory(assets, name)
 
+    if settings.trusted_proxies:
+        # Behind N trusted proxies: the client's address (which the failed-authentication
+        # limit counts by) and scheme are the ones they forward.
+        app.wsgi_app = ProxyFix(app.wsgi_app,  # type: ignore[method-assign]
+                                x_for=settings.trusted_proxies,
+                                x_proto=settings.trusted_proxies)
     return app

@@ -10,7 +10,8 @@ club's shared network address must not lock out its treasurer); a token not yet 
 from a blocked address waits like a guess would.
 The counters are in each worker's memory (flask-limiter `memory://`): with N workers an
 address gets up to N times the limit, and a restart forgets them. Behind a reverse proxy,
-the proxy's address is the client's unless the app is told to trust X-Forwarded-For.
+the proxy's address is the client's unless PONTOON_TRUSTED_PROXIES says how many
+proxies' X-Forwarded-For to trust (api/__init__.py).
 """
 
 from __future__ import annotations

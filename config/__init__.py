@@ -29,6 +29,9 @@ class Settings:
     projections: str = "auto"
     # Failed authentications a client address may make in a moving window (api/limits.py).
     auth_failure_limit: str = "20 per minute"
+    # Reverse proxies in front of the service whose X-Forwarded-For and X-Forwarded-Proto
+    # are trusted (0: none, the peer's address is the client's).
+    trusted_proxies: int = 0
     # Webhooks: the first retry's delay, how long a delivery is retried before its
     # subscription is disabled, and how long one attempt may take (seconds).
     webhook_retry_base: float = 5.0
@@ -53,6 +56,8 @@ class Settings:
             pool_overflow=int(env.get("PONTOON_POOL_OVERFLOW", "10")),
             projections=env.get("PONTOON_PROJECTIONS", "auto"),
             auth_failure_limit=env.get("PONTOON_AUTH_FAILURE_LIMIT", "20 per minute"),
+            trusted_proxies=_count(env.get("PONTOON_TRUSTED_PROXIES") or "0",
+                                   "PONTOON_TRUSTED_PROXIES"),
             webhook_retry_base=float(env.get("PONTOON_WEBHOOK_RETRY_BASE", "5")),
             webhook_retry_for=float(env.get("PONTOON_WEBHOOK_RETRY_FOR", "86400")),
             webhook_timeout=float(env.get("PONTOON_WEBHOOK_TIMEOUT", "5")),
@@ -124,3 +129,9 @@ class Settings:
 
 def _query(query: str) -> dict[str, str]:
     return dict(item.split("=", 1) for item in query.split("&") if "=" in item)
+
+
+def _count(text: str, name: str) -> int:
+    if not text.strip().isdigit():
+        raise ValueError(f"{name} must be a whole number of proxies (0 or more), not {text!r}")
+    return int(text)

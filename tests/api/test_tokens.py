@@ -194,6 +194,32 @@ def test_repeated_failed_authentication_is_429_with_retry_after(store_settings: 
         limited.extensions["pontoon"].close()
 
 
+@pytest.mark.parametrize("proxies", [0, 1])
+def test_behind_a_trusted_proxy_failed_authentication_is_counted_by_forwarded_address(
+        store_settings: Any, proxies: int) -> None:
+    """API.md: the limit is per client address. Behind a proxy every request comes from the
+    proxy's address; told to trust one proxy (PONTOON_TRUSTED_PROXIES=1), the service counts
+    guesses by the address it forwards, so one guesser does not lock the club out. Not told,
+    X-Forwarded-For is anybody's to write and is ignored."""
+    limited = create_app(replace(store_settings, treasurer_token=TREASURER_TOKEN,
+                                 projections="off", auth_failure_limit="3 per minute",
+                                 trusted_proxies=proxies))
+    try:
+        client = limited.test_client()
+
+        def guess(address: str) -> int:
+            return client.get("/v1/events", headers={**UNKNOWN, "X-Forwarded-For": address},
+                              environ_base={"REMOTE_ADDR": "10.0.0.1"}).status_code
+
+        guesser = [guess("203.0.113.7") for _ in range(4)]
+        other = guess("198.51.100.2")
+
+        assert guesser == [401] * 3 + [429]
+        assert other == (401 if proxies else 429)
+    finally:
+        limited.extensions["pontoon"].close()
+
+
 def test_pages_visited_with_a_wrong_sign_in_cookie_count_as_failed_authentication(
         store_settings: Any) -> None:
     """A page answers a wrong cookie by sending its visitor to sign in (302), but the cookie
