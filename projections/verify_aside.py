@@ -5,11 +5,10 @@ the same store, reads the same log up to the same head, and takes three shares o
 both hash chains (and the checkpoint), every snapshot against a replay of its aggregate,
 and the replays by the rules of the finished deals whose id falls `aside`. The main
 process does the rest: decoding every event, chips, seeds, packs, postings, and the other
-deals. The two agree on which deals are aside by
-their ids alone. The main process holds the helper's counts to its own (the events read,
-the last position, the finished deals it left aside) and a digest of every page either
-read, so a helper that read something else, rows changed between the two reads, or a
-skipped deal cannot pass unseen.
+deals. The two agree on which deals are aside by their ids alone. The main process holds
+the helper's counts to its own (the events read, the last position, the finished deals it
+left aside) and a digest of every page either read, so a helper that read something else,
+rows changed between the two reads, or a skipped deal cannot pass unseen.
 """
 
 from __future__ import annotations
