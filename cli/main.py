@@ -19,6 +19,12 @@ def _installed_version() -> str:
 @click.version_option(_installed_version(), prog_name="pontoon")
 def main() -> None:
     """Pontoon chip ledger: the REST service, its store, read models and tools."""
+    from config import Settings
+
+    try:  # a setting that makes no sense stops every command at once, by its name
+        Settings.from_env()
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
 
 
 @main.command()

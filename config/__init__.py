@@ -45,25 +45,43 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Raises ValueError naming the variable whose value makes no sense."""
         env = os.environ if environ is None else environ
-        return cls(
+
+        def whole(name: str, default: str) -> int:
+            return _count(env.get(name) or default, name)
+
+        def seconds(name: str, default: str) -> float:
+            text = env.get(name) or default
+            try:
+                value = float(text)
+            except ValueError:
+                value = -1.0
+            if not 0 < value < float("inf"):
+                raise ValueError(f"{name} must be a number of seconds above 0, not {text!r}")
+            return value
+
+        settings = cls(
             database_url=env.get("PONTOON_DATABASE_URL", DEFAULT_DATABASE_URL),
             treasurer_token=env.get("PONTOON_TREASURER_TOKEN") or None,
             host=env.get("PONTOON_HOST", "127.0.0.1"),
-            port=int(env.get("PONTOON_PORT", "8000")),
+            port=whole("PONTOON_PORT", "8000"),
             log_level=env.get("PONTOON_LOG_LEVEL", "INFO"),
-            pool_size=int(env.get("PONTOON_POOL_SIZE", "5")),
-            pool_overflow=int(env.get("PONTOON_POOL_OVERFLOW", "10")),
+            pool_size=whole("PONTOON_POOL_SIZE", "5"),
+            pool_overflow=whole("PONTOON_POOL_OVERFLOW", "10"),
             projections=env.get("PONTOON_PROJECTIONS", "auto"),
             auth_failure_limit=env.get("PONTOON_AUTH_FAILURE_LIMIT", "20 per minute"),
-            trusted_proxies=_count(env.get("PONTOON_TRUSTED_PROXIES") or "0",
-                                   "PONTOON_TRUSTED_PROXIES"),
-            webhook_retry_base=float(env.get("PONTOON_WEBHOOK_RETRY_BASE", "5")),
-            webhook_retry_for=float(env.get("PONTOON_WEBHOOK_RETRY_FOR", "86400")),
-            webhook_timeout=float(env.get("PONTOON_WEBHOOK_TIMEOUT", "5")),
-            ready_max_lag=int(env.get("PONTOON_READY_MAX_LAG", "1000")),
+            trusted_proxies=whole("PONTOON_TRUSTED_PROXIES", "0"),
+            webhook_retry_base=seconds("PONTOON_WEBHOOK_RETRY_BASE", "5"),
+            webhook_retry_for=seconds("PONTOON_WEBHOOK_RETRY_FOR", "86400"),
+            webhook_timeout=seconds("PONTOON_WEBHOOK_TIMEOUT", "5"),
+            ready_max_lag=whole("PONTOON_READY_MAX_LAG", "1000"),
             metrics_dir=env.get("PONTOON_METRICS_DIR") or None,
         )
+        # The store and the read models' mode raise now, naming their variable, rather
+        # than in a worker as it boots.
+        _ = (settings.store, settings.projections_in_process)
+        return settings
 
     @property
     def store(self) -> str:
@@ -133,5 +151,5 @@ def _query(query: str) -> dict[str, str]:
 
 def _count(text: str, name: str) -> int:
     if not text.strip().isdigit():
-        raise ValueError(f"{name} must be a whole number of proxies (0 or more), not {text!r}")
+        raise ValueError(f"{name} must be a whole number (0 or more), not {text!r}")
     return int(text)

@@ -50,6 +50,19 @@ def test_the_console_command_is_installed():
     assert PONTOON.exists(), f"{PONTOON} is missing: install the project (make install)"
 
 
+def test_a_setting_that_makes_no_sense_stops_a_command_by_its_name(tmp_path):
+    """`pontoon serve` with PONTOON_PORT=abc says which variable is wrong and exits 1,
+    without a traceback or a worker that fails to boot."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PONTOON_")}
+    env["PONTOON_PORT"] = "abc"
+    done = subprocess.run([str(PONTOON), "serve"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60, check=False)
+
+    assert done.returncode == 1
+    assert "PONTOON_PORT must be a whole number (0 or more), not 'abc'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_a_worker_cannot_write_to_a_store_that_was_never_migrated(fresh_store):
     """Tables are created by `pontoon migrate` only, never by a worker (docs/architecture.md)."""
     with fresh_ledger(fresh_store) as worker, pytest.raises(PersistenceError):

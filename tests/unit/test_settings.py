@@ -18,3 +18,21 @@ def test_trusted_proxies_are_a_whole_number_and_none_by_default():
 def test_a_trusted_proxies_value_that_is_no_count_is_refused_by_name(value):
     with pytest.raises(ValueError, match="PONTOON_TRUSTED_PROXIES"):
         Settings.from_env({"PONTOON_TRUSTED_PROXIES": value})
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("PONTOON_PORT", "abc"), ("PONTOON_POOL_SIZE", "-2"), ("PONTOON_READY_MAX_LAG", "lots"),
+    ("PONTOON_WEBHOOK_RETRY_BASE", "0"), ("PONTOON_WEBHOOK_TIMEOUT", "nan"),
+    ("PONTOON_WEBHOOK_RETRY_FOR", "inf"), ("PONTOON_PROJECTIONS", "sometimes"),
+    ("PONTOON_DATABASE_URL", "mysql://db/pontoon")])
+def test_a_setting_that_makes_no_sense_is_refused_by_its_name(name, value):
+    with pytest.raises(ValueError, match=name):
+        Settings.from_env({name: value})
+
+
+def test_numbers_in_settings_are_read_as_numbers():
+    settings = Settings.from_env({"PONTOON_PORT": "8123", "PONTOON_WEBHOOK_RETRY_BASE": "0.5",
+                                  "PONTOON_POOL_OVERFLOW": ""})
+
+    assert (settings.port, settings.webhook_retry_base, settings.pool_overflow) == \
+        (8123, 0.5, 10)
