@@ -17,15 +17,17 @@ from uuid import UUID
 _HEADER = struct.Struct(">iiiii")  # dimensions, has NULLs, element oid, length, lower bound
 _LENGTH = struct.Struct(">i")
 BIGINT = struct.Struct(">q")  # a bigint in binary form (values read back too)
-TEXT, UUID_ARRAY, BIGINT_ARRAY, TEXT_ARRAY, BYTEA_ARRAY = 25, 2951, 1016, 1009, 1001
+# PostgreSQL's type oids: the elements, and the arrays the statements declare.
+_UUID, _INT8, _BYTEA, TEXT = 2950, 20, 17, 25
+UUID_ARRAY, BIGINT_ARRAY, TEXT_ARRAY, BYTEA_ARRAY = 2951, 1016, 1009, 1001
 
 
 def uuids(values: Iterable[UUID | str]) -> bytes:
-    return _packed(2950, ((v if isinstance(v, UUID) else UUID(v)).bytes for v in values))
+    return _packed(_UUID, ((v if isinstance(v, UUID) else UUID(v)).bytes for v in values))
 
 
 def bigints(values: Iterable[int]) -> bytes:
-    return _packed(20, (BIGINT.pack(value) for value in values))
+    return _packed(_INT8, (BIGINT.pack(value) for value in values))
 
 
 def texts(values: Iterable[str]) -> bytes:
@@ -33,7 +35,7 @@ def texts(values: Iterable[str]) -> bytes:
 
 
 def byteas(values: Iterable[bytes]) -> bytes:
-    return _packed(17, (bytes(value) for value in values))
+    return _packed(_BYTEA, (bytes(value) for value in values))
 
 
 def _packed(element_oid: int, elements: Iterable[bytes]) -> bytes:

@@ -61,7 +61,7 @@ class Settings:
                 raise ValueError(f"{name} must be a number of seconds above 0, not {text!r}")
             return value
 
-        settings = cls(
+        return cls(
             database_url=env.get("PONTOON_DATABASE_URL", DEFAULT_DATABASE_URL),
             treasurer_token=env.get("PONTOON_TREASURER_TOKEN") or None,
             host=env.get("PONTOON_HOST", "127.0.0.1"),
@@ -78,10 +78,13 @@ class Settings:
             ready_max_lag=whole("PONTOON_READY_MAX_LAG", "1000"),
             metrics_dir=env.get("PONTOON_METRICS_DIR") or None,
         )
-        # The store and the read models' mode raise now, naming their variable, rather
-        # than in a worker as it boots.
-        _ = (settings.store, settings.projections_in_process)
-        return settings
+
+    def __post_init__(self) -> None:
+        """The store and the read models' mode are checked when settings are made, naming
+        their variable, not when a worker first needs them as it boots."""
+        _ = self.store  # raises for a URL of no store
+        if self.projections not in ("auto", "in-process", "off"):
+            raise ValueError("PONTOON_PROJECTIONS must be auto, in-process or off")
 
     @property
     def store(self) -> str:
@@ -100,8 +103,6 @@ class Settings:
     def projections_in_process(self) -> bool:
         """Whether this process stands in the election for running the read models (on
         every store: a file lock with SQLite, an advisory lock with PostgreSQL)."""
-        if self.projections not in ("auto", "in-process", "off"):
-            raise ValueError("PONTOON_PROJECTIONS must be auto, in-process or off")
         return self.projections != "off"
 
     @property

@@ -165,7 +165,6 @@ def hashes_without_events(recorder: Any, after: int) -> list[Any]:
     return [row for row in rows if row.position not in present]
 
 
-
 class Snapshots:
     """Each stored snapshot against a replay of its aggregate's events up to its version."""
 

@@ -9,8 +9,8 @@
   snapshot against its events, a checkpoint kept outside the database, and the read models
   as witnesses of deleted events (projections/integrity.py).
 
-On a long log a helper process takes the hash chains, the snapshots and most deals' replays
-(projections/verify_aside.py), so both cores work.
+On a long log a helper process takes the hash chains, the snapshots and a quarter of the
+deals' replays (projections/verify_aside.py), so both cores work.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from projections.base import EventLog
 from projections.decoding import Decoder
 from projections.integrity import Chain, Snapshots, checked_pages, named, witnesses
 from projections.store import ReadStore
-from projections.verify_aside import Helper, aside, fold, replay_finished
+from projections.verify_aside import FAILURES_MAX, Helper, aside, fold, replay_finished
 
 Progress = Callable[[int, int], None]
 # From this many events a helper process shares the work: below, starting it (a fresh
@@ -56,7 +56,7 @@ class Report:
         return not self.failures
 
     def fail(self, message: str) -> None:
-        if len(self.failures) < 1000:
+        if len(self.failures) < FAILURES_MAX:
             self.failures.append(message)
 
 
@@ -90,7 +90,7 @@ def _pass(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
     chain = Chain(report.fail, checkpoint) if report.chained and helper is None else None
     snapshots = Snapshots(recorder.select_snapshots() if report.chained and helper is None
                           else [], ledger.mapper, report.fail)
-    state = _Replay(helper=helper)
+    state = _Replay(share=helper.share if helper else None)
     decode = Decoder(ledger.mapper)
     digest = hashlib.sha256()
     after = 0
@@ -128,7 +128,7 @@ def _helped(report: Report, helper: Helper, due: int, after: int, head: int,
                     f"chains, the snapshots and {due} deals' replays are unchecked (R11.4)")
         return
     report.failures[:0] = outcome.failures
-    del report.failures[1000:]
+    del report.failures[FAILURES_MAX:]
     report.checkpoint = outcome.checkpoint
     report.snapshots = outcome.snapshots
     if (outcome.events, outcome.position) != (report.events, after):
@@ -177,7 +177,7 @@ class _Replay:
     entries: dict[str, list[tuple[str, str, int]]] = field(default_factory=dict)  # by posting
     deal_postings: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     rules: dict[str, int] = field(default_factory=dict)  # table -> packs
-    helper: Helper | None = None  # it replays the finished deals `aside`
+    share: int | None = None  # with a helper: it replays the finished deals `aside`
     aside: int = 0  # finished deals left to the helper
 
     def event(self, event: Any, report: Report) -> None:
@@ -234,7 +234,7 @@ def _deal_event(event: Any, report: Report, state: _Replay) -> None:
     if isinstance(fact, f.DealSettled | f.DealVoided):
         report.deals += 1
         state.open_deals.pop(key)
-        if state.helper is not None and aside(event.originator_id, state.helper.share):
+        if state.share is not None and aside(event.originator_id, state.share):
             state.aside += 1
         else:
             replay_finished(event.originator_id, history, report.fail)

@@ -36,7 +36,7 @@ Fail = Callable[[str], None]
 # Sixteenths of the finished deals the helper replays: with the chains and snapshots, a
 # quarter of the replays gives each process about the same work (measured: decisions.md 88).
 SHARE = 4
-FAILURES_MAX = 1000  # as the report keeps
+FAILURES_MAX = 1000  # the most failures a report keeps (either process's)
 
 
 def aside(deal_id: UUID, share: int = SHARE) -> bool:
@@ -96,6 +96,10 @@ class Outcome:
     snapshots: int = 0  # snapshots checked
     error: str | None = None  # the helper could not finish: nothing it checked counts
 
+    def fail(self, message: str) -> None:
+        if len(self.failures) < FAILURES_MAX:
+            self.failures.append(message)
+
 
 class Helper:
     """The helper process, started at once; `wait` collects its outcome."""
@@ -153,11 +157,7 @@ def _run(reopen: Callable[[], EventLog], head: int, page: int, checkpoint: Check
 def _work(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
           chained: bool, share: int, position: Any) -> Outcome:
     outcome = Outcome()
-
-    def fail(message: str) -> None:
-        if len(outcome.failures) < FAILURES_MAX:
-            outcome.failures.append(message)
-
+    fail = outcome.fail
     parent = multiprocessing.parent_process()
     digest = hashlib.sha256()
     recorder = ledger.recorder

@@ -42,6 +42,9 @@ def token_id(token_hash: str) -> UUID:
     return uuid5(NAMESPACE_URL, f"/pontoon/tokens/{token_hash}")
 
 
+_URL = NAMESPACE_URL.bytes
+
+
 def posting_id(source_id: UUID, version: int, index: int) -> str:
     """A posting's id: the event that carries it and its place there, so both accounts and
     the deal agree on it. It is `str(uuid5(NAMESPACE_URL, "/pontoon/postings/…"))`, made
@@ -53,8 +56,6 @@ def posting_id(source_id: UUID, version: int, index: int) -> str:
     x = digest.hex()
     return f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
 
-
-_URL = NAMESPACE_URL.bytes
 
 
 def receipt_id(key: str) -> UUID:
