@@ -9,6 +9,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 DEFAULT_DATABASE_URL = "sqlite:///var/pontoon.sqlite3"
+# What PONTOON_LOG_LEVEL may name (any case): the logging module's levels, which the server
+# takes too.
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The event store's recorders that keep the log's hash chains (named, not imported: config
 # imports nothing of the project).
 SQLITE_RECORDER = "application.chain:SQLiteChainRecorder"
@@ -39,7 +42,7 @@ class Settings:
     webhook_timeout: float = 5.0
     # GET /v1/health/ready: the most events a read model may lag and still be ready.
     ready_max_lag: int = 1000
-    # Where gunicorn's workers keep their metrics (Prometheus multiprocess mode); a fresh
+    # Where the server's workers keep their metrics (Prometheus multiprocess mode); a fresh
     # temporary folder when unset.
     metrics_dir: str | None = None
 
@@ -85,6 +88,9 @@ class Settings:
         _ = self.store  # raises for a URL of no store
         if self.projections not in ("auto", "in-process", "off"):
             raise ValueError("PONTOON_PROJECTIONS must be auto, in-process or off")
+        if self.log_level.upper() not in LOG_LEVELS:
+            raise ValueError(f"PONTOON_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, "
+                             f"not {self.log_level!r}")
 
     @property
     def store(self) -> str:

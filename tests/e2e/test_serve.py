@@ -1,4 +1,4 @@
-"""`pontoon serve` as a real process: gunicorn workers answering over a real socket.
+"""`pontoon serve` as a real process: granian workers answering over a real socket.
 
 Each test starts the server as a subprocess on a free port, waits (bounded) until
 GET /v1/health answers, plays a short deal over HTTP with urllib, checks the answers and
@@ -8,7 +8,7 @@ always stops the server, checking it exited. On PostgreSQL the schema is created
 
 from __future__ import annotations
 
-import http.client
+import contextlib
 import json
 import os
 import signal
@@ -20,6 +20,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from email.message import Message
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ def free_port() -> int:
 @dataclass
 class Answer:
     status: int
-    headers: dict[str, str]
+    headers: Message  # names are case-insensitive, as HTTP's are (the server sends them lower)
     body: Any
 
 
@@ -67,11 +68,11 @@ class Server:
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 raw = response.read()
-                return Answer(response.status, dict(response.headers), json.loads(raw))
+                return Answer(response.status, response.headers, json.loads(raw))
         except urllib.error.HTTPError as error:
             with error:
                 raw = error.read()
-                return Answer(error.code, dict(error.headers), json.loads(raw) if raw else None)
+                return Answer(error.code, error.headers, json.loads(raw) if raw else None)
 
     def expect(self, status: int, method: str, path: str, body: Any = None,
                headers: dict[str, str] | None = None) -> Any:
@@ -106,7 +107,7 @@ def _wait_until_healthy(server: Server, auth: dict[str, str] = AUTH) -> dict[str
 
 
 def _stop(process: subprocess.Popen[bytes]) -> int:
-    """SIGTERM (gunicorn's graceful stop), then SIGKILL if it hangs; the exit code."""
+    """SIGTERM (the server's graceful stop), then SIGKILL if it hangs; the exit code."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -124,24 +125,28 @@ def _env(database_url: str) -> dict[str, str]:
     return env
 
 
-def _serve(database_url: str, tmp_path: Path, *, migrate: bool) -> Iterator[Server]:
+def _start(database_url: str, folder: Path, *, migrate: bool) -> Server:
     port = free_port()
-    log = tmp_path / "serve.log"
+    log = folder / "serve.log"
     command = [str(PONTOON), "serve", "--port", str(port), "--workers", "2", "--threads", "2"]
     if migrate:
         command.insert(2, "--migrate")
     with log.open("wb") as out:
         # A process group of its own, so a hung server's workers can be killed with it.
         process = subprocess.Popen(command, env=_env(database_url), stdout=out,
-                                   stderr=subprocess.STDOUT, cwd=tmp_path,
+                                   stderr=subprocess.STDOUT, cwd=folder,
                                    start_new_session=True)
-    server = Server(f"http://127.0.0.1:{port}", process, log)
+    return Server(f"http://127.0.0.1:{port}", process, log)
+
+
+def _serve(database_url: str, tmp_path: Path, *, migrate: bool) -> Iterator[Server]:
+    server = _start(database_url, tmp_path, migrate=migrate)
     try:
         yield server
     finally:
-        code = _stop(process)
+        code = _stop(server.process)
     assert code == 0, f"pontoon serve exited with {code}\n{server.log_tail()}"
-    assert process.poll() is not None
+    assert server.process.poll() is not None
 
 
 @pytest.fixture
@@ -251,9 +256,8 @@ def test_serve_clears_only_its_own_metrics_files_from_the_metrics_folder(
 
 
 def test_serve_refuses_a_port_something_already_listens_on(tmp_path: Path) -> None:
-    """The workers listen with SO_REUSEPORT (so the kernel spreads connections over them),
-    which would let a second service share a port silently: `pontoon serve` checks first
-    and exits with the reason, starting nothing."""
+    """`pontoon serve` checks the port first and exits with the reason, starting
+    nothing."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -268,36 +272,76 @@ def test_serve_refuses_a_port_something_already_listens_on(tmp_path: Path) -> No
     assert "serving" not in done.stdout
 
 
-def _held_per_worker(server_pid: int, port: int) -> list[int]:
-    """Established connections to `port` each of the server's workers holds (from /proc,
-    as the service benchmark counts them)."""
-    from benchmarks.service_processes import connections
-
-    children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
-    return connections([int(pid) for pid in children], port)
+def _workers(server_pid: int) -> list[int]:
+    return [int(pid) for pid in
+            Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()]
 
 
-def test_keep_alive_connections_even_out_over_the_workers(sqlite_server: Server) -> None:
-    """Eight clients keeping their connections alive end four and four on two workers,
-    however the kernel first spread them (api/spread.py): a worker above its share closes
-    the connection it serves, and the client's next one lands afresh. Once even, none is
-    closed."""
-    _wait_until_healthy(sqlite_server)
-    port = int(sqlite_server.base.rsplit(":", 1)[1])
-    clients = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(8)]
-    closed = 0
+def _gone(pid: int) -> bool:
     try:
-        for round_ in range(60):
-            for client in clients:
-                client.request("GET", "/v1/health")
-                response = client.getresponse()
-                response.read()
-                assert response.status == 200
-                if response.getheader("Connection", "").lower() == "close":
-                    closed += round_ >= 40  # late closes: it did not settle
-        held = _held_per_worker(sqlite_server.process.pid, port)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # A zombie has exited; only its parent's wait is missing (init reaps orphans).
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def _until(condition: Any, what: str, server: Server, timeout: float = START_TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} within {timeout}s\n{server.log_tail()}"
+        time.sleep(0.1)
+
+
+def test_a_worker_killed_with_sigkill_is_replaced(sqlite_server: Server) -> None:
+    """One worker dies under the service (the OOM killer, say): the server starts another,
+    and the service answers on."""
+    _wait_until_healthy(sqlite_server)
+    first = _workers(sqlite_server.process.pid)
+    assert len(first) == 2
+    os.kill(first[0], signal.SIGKILL)
+    _until(lambda: len(set(_workers(sqlite_server.process.pid)) - set(first)) == 1,
+           "no new worker", sqlite_server)
+    for _ in range(20):  # whichever worker each lands on
+        assert sqlite_server.call("GET", "/v1/health").status == 200
+
+
+def test_workers_of_a_server_killed_with_sigkill_stop_and_free_the_port(
+        tmp_path: Path) -> None:
+    """kill -9 of `pontoon serve` itself leaves its workers orphaned: they stop on their own
+    (answering what they hold), so the port and the read models' lock are free for the
+    next start, which serves the same store."""
+    url = f"sqlite:///{tmp_path}/k.sqlite3"
+    server = _start(url, tmp_path, migrate=True)
+    try:
+        _wait_until_healthy(server)
+        workers = _workers(server.process.pid)
+        assert len(workers) == 2
+        kept = server.expect(201, "POST", "/v1/players", {"name": "Kept"})
+
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait(timeout=STOP_TIMEOUT)
+        _until(lambda: all(_gone(pid) for pid in workers),
+               "the orphaned workers did not stop", server, timeout=STOP_TIMEOUT)
     finally:
-        for client in clients:
-            client.close()
-    assert sorted(held) == [4, 4], held
-    assert closed == 0
+        with contextlib.suppress(ProcessLookupError):  # whatever is left, if it failed
+            os.killpg(server.process.pid, signal.SIGKILL)
+
+    (tmp_path / "again").mkdir()
+    for again in _serve(url, tmp_path / "again", migrate=False):
+        _wait_until_healthy(again)
+        assert again.expect(200, "GET", f"/v1/players/{kept['id']}")["name"] == "Kept"
+
+
+def test_sigterm_while_the_workers_start_stops_the_server(tmp_path: Path) -> None:
+    """SIGTERM as soon as the workers exist, while each still builds its app: it is not
+    lost in the moment before granian's handler is set, so the server exits 0 at once."""
+    server = _start(f"sqlite:///{tmp_path}/s.sqlite3", tmp_path, migrate=True)
+    try:
+        _until(lambda: len(_workers(server.process.pid)) == 2, "no workers", server)
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=STOP_TIMEOUT) == 0, server.log_tail()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.process.pid, signal.SIGKILL)
+        server.process.wait()

@@ -24,10 +24,14 @@ def test_a_trusted_proxies_value_that_is_no_count_is_refused_by_name(value):
     ("PONTOON_PORT", "abc"), ("PONTOON_POOL_SIZE", "-2"), ("PONTOON_READY_MAX_LAG", "lots"),
     ("PONTOON_WEBHOOK_RETRY_BASE", "0"), ("PONTOON_WEBHOOK_TIMEOUT", "nan"),
     ("PONTOON_WEBHOOK_RETRY_FOR", "inf"), ("PONTOON_PROJECTIONS", "sometimes"),
-    ("PONTOON_DATABASE_URL", "mysql://db/pontoon")])
+    ("PONTOON_DATABASE_URL", "mysql://db/pontoon"), ("PONTOON_LOG_LEVEL", "verbose")])
 def test_a_setting_that_makes_no_sense_is_refused_by_its_name(name, value):
     with pytest.raises(ValueError, match=name):
         Settings.from_env({name: value})
+
+
+def test_a_log_level_is_taken_in_any_case():
+    assert Settings.from_env({"PONTOON_LOG_LEVEL": "debug"}).log_level == "debug"
 
 
 def test_numbers_in_settings_are_read_as_numbers():
