@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 RATE = 50  # samples a second per thread
-SERVING = "_runner (granian/wsgi.py"  # the frame of a served request
+SERVING = "_callback_wrapper.<locals>._runner (granian/wsgi.py"  # a served request
 DB_WAIT = "Connection.wait (psycopg/connection.py"  # innermost: in the C wait for the server
 PLUMBING = ("granian", "threading", "concurrent", "flask", "werkzeug", "webargs",
             "flask_smorest")  # left out of the by-function lists: every request passes there
