@@ -72,12 +72,21 @@ def worker_app(settings: Settings) -> Any:
     # requests it held: atexit handlers are not, a forked child ending in os._exit.
     multiprocessing.util.Finalize(app, app.extensions["pontoon"].close, exitpriority=10)
     watch.start()
+    forget_settings_in_environment()
     # What exists now (modules, the app, its schemas: nine objects in ten) lives as long as
     # the worker: kept out of the collector's full passes, which otherwise stopped every
     # thread of a busy worker for 50-80 ms every thousand or so requests, the slowest
     # requests of all (docs/benchmarks.md).
     gc.freeze()
     return app
+
+
+def forget_settings_in_environment() -> None:
+    """granian copies the process's environment into every request's WSGI environ. The
+    worker has read its settings, so they leave it: the treasurer token and the store's
+    URL (with its password) are then in no request's environ, whatever reads one."""
+    for name in [name for name in os.environ if name.startswith("PONTOON_")]:
+        del os.environ[name]
 
 
 class _StopWatch:

@@ -345,3 +345,17 @@ def test_sigterm_while_the_workers_start_stops_the_server(tmp_path: Path) -> Non
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.process.pid, signal.SIGKILL)
         server.process.wait()
+
+
+def test_a_worker_keeps_no_setting_in_its_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """granian hands each request a copy of the worker's environment: once the settings
+    are read, the token and the store's URL are not in it."""
+    from api.server import forget_settings_in_environment
+
+    for name in [name for name in os.environ if name.startswith("PONTOON_")]:
+        monkeypatch.setenv(name, os.environ[name])  # the tests' own, given back after
+    monkeypatch.setenv("PONTOON_TREASURER_TOKEN", TOKEN)
+    monkeypatch.setenv("PONTOON_DATABASE_URL", "postgresql://u:secret@db/pontoon")
+    forget_settings_in_environment()
+    assert not [name for name in os.environ if name.startswith("PONTOON_")]
+    assert os.environ["PATH"]
