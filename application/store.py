@@ -72,6 +72,27 @@ def backup(settings: Settings, target: Path) -> Path:
     return target
 
 
+def pending_migrations(settings: Settings) -> list[str]:
+    """The migrations this code knows that the store has not applied (all of them for a
+    store never migrated). Raises what the driver raises if the store cannot be opened. It
+    creates nothing, not even SQLite's file."""
+    if settings.store == "memory":
+        return []
+    if settings.store == "sqlite" and not settings.sqlite_path.exists():
+        return list(migration_ids())
+    backend = get_backend(_yoyo_url(settings))
+    try:
+        cursor = backend.connection.cursor()
+        try:
+            cursor.execute("SELECT migration_id FROM _yoyo_migration")
+            applied = {row[0] for row in cursor.fetchall()}
+        except Exception:  # no migration table: never migrated
+            applied = set()
+    finally:
+        backend.connection.close()
+    return [name for name in migration_ids() if name not in applied]
+
+
 @functools.cache
 def migration_ids() -> tuple[str, ...]:
     """Every migration this code knows (`migrations/`), applied or not: readiness compares

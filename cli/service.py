@@ -61,6 +61,7 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
     console = Console()
     if run_migrations:
         run_migrations_now(settings)
+    refuse_unready_store(settings)
     if print_treasurer_token:
         if settings.treasurer_token is None:
             token, made = local_treasurer_token(settings, token_file)
@@ -76,6 +77,25 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
     console.print(f"API docs: {base}/docs", soft_wrap=True)
     console.print(f"treasurer's pages: {base}/web/ (sign in with a token)", soft_wrap=True)
     run(settings, host=host, port=port, workers=workers, threads=threads)
+
+
+def refuse_unready_store(settings: Any) -> None:
+    """Open the store once before any worker does: one that cannot be reached or is not
+    migrated stops `pontoon serve` at once with the reason, rather than each worker failing
+    to boot in turn (a pool waits 30 s for a connection before it gives up)."""
+    from application.store import migration_ids, pending_migrations
+
+    try:
+        pending = pending_migrations(settings)
+    except Exception as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        raise click.ClickException(f"cannot open the {settings.store} store at "
+                                   f"{where(settings)}: {reason}") from None
+    if pending:
+        raise click.ClickException(
+            f"the {settings.store} store at {where(settings)} is not migrated "
+            f"({len(pending)} of {len(migration_ids())} migrations to apply): run "
+            "`pontoon migrate` first, or `pontoon serve --migrate`")
 
 
 def local_treasurer_token(settings: Any, path: Path) -> tuple[str, bool]:

@@ -350,7 +350,7 @@ def test_sigterm_while_the_workers_start_stops_the_server(tmp_path: Path) -> Non
 def test_a_worker_keeps_no_setting_in_its_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """granian hands each request a copy of the worker's environment: once the settings
     are read, the token and the store's URL are not in it."""
-    from api.server import forget_settings_in_environment
+    from api.worker import forget_settings_in_environment
 
     for name in [name for name in os.environ if name.startswith("PONTOON_")]:
         monkeypatch.setenv(name, os.environ[name])  # the tests' own, given back after
@@ -359,3 +359,64 @@ def test_a_worker_keeps_no_setting_in_its_environment(monkeypatch: pytest.Monkey
     forget_settings_in_environment()
     assert not [name for name in os.environ if name.startswith("PONTOON_")]
     assert os.environ["PATH"]
+
+
+def test_serve_refuses_a_store_that_is_not_migrated_and_creates_nothing(
+        tmp_path: Path) -> None:
+    """Without --migrate a store never migrated is refused at once, with what to run,
+    rather than each worker failing to boot in turn; no file is made for it."""
+    store = tmp_path / "none.sqlite3"
+    done = subprocess.run([str(PONTOON), "serve", "--port", str(free_port())],
+                          env=_env(f"sqlite:///{store}"), capture_output=True, text=True,
+                          timeout=STOP_TIMEOUT, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "is not migrated" in done.stderr and "pontoon migrate" in done.stderr
+    assert not store.exists()
+
+
+@pytest.mark.postgres
+def test_serve_refuses_a_store_it_cannot_open(postgres_schema: str, tmp_path: Path) -> None:
+    """A database that does not exist: the reason, at once, not workers waiting out their
+    pools' 30 s one after another."""
+    url = postgres_schema.rsplit("/", 1)[0] + "/pontoon_no_such_database"
+    began = time.monotonic()
+    done = subprocess.run([str(PONTOON), "serve", "--port", str(free_port())],
+                          env=_env(url), capture_output=True, text=True,
+                          timeout=STOP_TIMEOUT, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "cannot open the postgres store" in done.stderr
+    assert "pontoon_no_such_database" in done.stderr
+    assert time.monotonic() - began < STOP_TIMEOUT / 2
+
+
+@pytest.mark.slow
+def test_orphaned_workers_stop_even_when_a_client_never_finishes_its_request(
+        tmp_path: Path) -> None:
+    """With its server killed there is nobody left to kill a worker after the graceful
+    timeout: a worker holding a request whose body never comes bounds its own stop, so the
+    read models' lock is free for the next start."""
+    from api.worker import GRACEFUL_TIMEOUT
+
+    server = _start(f"sqlite:///{tmp_path}/o.sqlite3", tmp_path, migrate=True)
+    stalled = []
+    try:
+        _wait_until_healthy(server)
+        workers = _workers(server.process.pid)
+        port = int(server.base.rsplit(":", 1)[1])
+        for _ in range(4):  # over both workers, whichever each lands on
+            held = socket.create_connection(("127.0.0.1", port))
+            held.sendall(b"POST /v1/players HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                         + TOKEN.encode() + b"\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 100\r\n\r\n{\"na")
+            stalled.append(held)
+        time.sleep(1)
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait(timeout=STOP_TIMEOUT)
+        _until(lambda: all(_gone(pid) for pid in workers), "the orphaned workers did not "
+               "stop", server, timeout=GRACEFUL_TIMEOUT + 15)
+    finally:
+        for held in stalled:
+            held.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.process.pid, signal.SIGKILL)
+    assert "this worker stops without them" in server.log.read_text()
