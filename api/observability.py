@@ -2,7 +2,7 @@
 JSON log lines, and Prometheus metrics at /metrics.
 
 Per request this costs a clock read, a histogram and a counter in memory (a mmap'd file
-under `pontoon serve`) and one log line: no store round trip. What the store knows (positions,
+under gunicorn) and one log line: no store round trip. What the store knows (positions,
 lags, failing read models, the webhook backlog) is read when /metrics is scraped.
 
 Nothing here logs a body, a header or a query string, so no token, webhook secret or
@@ -56,17 +56,17 @@ def configure_logging(level: str) -> None:
     root.setLevel(level.upper())
 
 
-def server_logging(level: str) -> dict[str, Any]:
-    """granian's logging configuration: its own messages and the app's as JSON lines; its
-    access log off (the app logs each request itself, with its request id)."""
+def gunicorn_logging(level: str) -> dict[str, Any]:
+    """gunicorn's `logconfig_dict`: its own messages and the app's as JSON lines; its access
+    log off (the app logs each request itself, with its request id)."""
     handler = {"class": "logging.StreamHandler", "formatter": "json",
                "filters": ["request_id"], "stream": "ext://sys.stderr"}
     return {"version": 1, "disable_existing_loggers": False,
             "root": {"level": level.upper(), "handlers": ["json"]},
-            "loggers": {"_granian": {"level": level.upper(), "handlers": ["json"],
-                                     "propagate": False},
-                        "granian.access": {"level": "WARNING", "handlers": [],
-                                           "propagate": False}},
+            "loggers": {"gunicorn.error": {"level": level.upper(), "handlers": ["json"],
+                                           "propagate": False, "qualname": "gunicorn.error"},
+                        "gunicorn.access": {"level": "WARNING", "handlers": [],
+                                            "propagate": False, "qualname": "gunicorn.access"}},
             "handlers": {"json": handler},
             "formatters": {"json": {"()": "api.observability.json_formatter"}},
             "filters": {"request_id": {"()": "api.observability.RequestIdFilter"}}}
@@ -74,7 +74,7 @@ def server_logging(level: str) -> dict[str, Any]:
 
 @functools.cache
 def metrics() -> Any:
-    """The process's metrics, made on first use: under `pontoon serve` that is in the worker,
+    """The process's metrics, made on first use: under gunicorn that is in the worker,
     after PROMETHEUS_MULTIPROC_DIR is set (api/server.py), as multiprocess mode needs."""
     from types import SimpleNamespace
 
@@ -152,7 +152,7 @@ def _outcome(status: int) -> str:
 
 
 def _scrape() -> Response:
-    """Prometheus text: every worker's counters (multiprocess mode under `pontoon serve`) and what
+    """Prometheus text: every worker's counters (multiprocess mode under gunicorn) and what
     the store says now, so each host reports the same positions and backlog."""
     from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, values
     from prometheus_client.multiprocess import MultiProcessCollector

@@ -1,18 +1,14 @@
-"""`pontoon serve`: the API under granian, one Ledger built in each worker process.
+"""`pontoon serve`: the API under gunicorn, one Ledger built in each worker after fork.
 
-granian parses HTTP and keeps connections in compiled code (Rust) and calls the Flask app
-from a few threads a worker; gunicorn's gthread worker did the same in Python, 0.15-0.3 ms
-more CPU a request (docs/benchmarks.md, decision 90). Every worker stands in the
-election for the read models (projections/election.py). On SIGTERM the server stops
-accepting, each worker answers the requests it holds, then closes its services: the read
-models finish the page under way and the lock is released, so another process takes over
-at once. A worker whose server is gone (killed with SIGKILL) stops in the same way
-(api/worker.py).
+Every worker stands in the election for the read models (projections/election.py). On
+SIGTERM gunicorn stops accepting, lets each worker finish the requests it has, then the
+worker closes its services: the read models finish the page under way and the lock is
+released, so another process takes over at once.
 """
 
 from __future__ import annotations
 
-import functools
+import gc
 import os
 import re
 import shutil
@@ -21,41 +17,77 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from api.observability import server_logging
-from api.worker import GRACEFUL_TIMEOUT, StopWatch, worker_app
+from gunicorn.app.base import BaseApplication
+
+from api.observability import gunicorn_logging
+from api.spread import Spread
 from config import Settings
 
+GRACEFUL_TIMEOUT = 30  # seconds a worker has to finish its requests and its page
 # The files prometheus-client's multiprocess mode writes: `<type>_<pid>.db`, a gauge's type
 # carrying its mode (prometheus_client/values.py).
 _METRICS_FILE = re.compile(r"(counter|histogram|summary|gauge_(live)?(all|min|max|sum|"
                            r"mostrecent))_\d+\.db")
 
 
-def serve(settings: Settings, *, host: str | None, port: int | None, workers: int,
-          threads: int) -> None:
-    from granian.constants import HTTPModes, Interfaces
-    from granian.server import Server
+class Server(BaseApplication):  # type: ignore[misc]
+    def __init__(self, settings: Settings, *, workers: int, threads: int) -> None:
+        self.settings = settings
+        self.app: Any = None
+        self.spread = spread = Spread(workers)
+        self.options = {"bind": f"{settings.host}:{settings.port}", "workers": workers,
+                        "threads": threads, "worker_class": "gthread" if threads > 1 else "sync",
+                        "accesslog": None, "loglevel": settings.log_level.lower(),
+                        "logconfig_dict": gunicorn_logging(settings.log_level),
+                        "preload_app": False, "timeout": 60,
+                        "graceful_timeout": GRACEFUL_TIMEOUT,
+                        # One control socket per user and host: several services on one
+                        # host (hosts in the tests, blue/green) would take it from each other.
+                        "control_socket_disable": True,
+                        # Each worker listens on a socket of its own (SO_REUSEPORT), so the
+                        # kernel spreads new connections over the workers; on one shared
+                        # socket the first worker awake took every keep-alive connection of a
+                        # burst (8+0 seen at 8 clients), leaving the other core idle.
+                        "reuse_port": True,
+                        # ...and a worker holding more than its share of the keep-alive
+                        # connections closes some, so that they land again (api/spread.py).
+                        "pre_fork": spread.pre_fork, "post_fork": spread.post_fork,
+                        "pre_request": spread.pre_request,
+                        "worker_exit": self._worker_exit, "child_exit": self._child_exit}
+        super().__init__()
 
-    settings = replace(settings, host=host or settings.host, port=port or settings.port)
-    folder = metrics_folder(settings)
-    server = Server(
-        "api:create_app", address=settings.host, port=settings.port,
-        interface=Interfaces.WSGI, workers=workers, blocking_threads=threads,
-        http=HTTPModes.http1, websockets=False,
-        log_level=settings.log_level.lower(), log_dictconfig=server_logging(settings.log_level),
-        log_access=False,  # the app logs each request itself, with its request id
-        respawn_failed_workers=True, workers_kill_timeout=GRACEFUL_TIMEOUT)
-    try:
-        # The loader runs in each worker: the workers are forked from this process, which
-        # holds no store connection, and each builds its own (never share a pool across a
-        # fork). A partial of the settings, not a closure, so a spawned worker gets them too.
-        # Each worker takes SIGTERM itself from the moment it is forked (api/worker.py).
-        os.register_at_fork(after_in_child=StopWatch.install)
-        server.serve(target_loader=functools.partial(worker_app, settings), wrap_loader=False)
-    finally:
-        if settings.metrics_dir is None:
-            shutil.rmtree(folder, ignore_errors=True)
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        # Called in each worker after fork (preload_app is off): never share a store
+        # connection pool across a fork.
+        from api import create_app
+
+        self.app = create_app(self.settings)
+        # What exists now (modules, the app, its schemas: nine objects in ten) lives as long
+        # as the worker: kept out of the collector's full passes, which otherwise stopped
+        # every thread of a busy worker for 50-80 ms every thousand or so requests, the
+        # slowest requests of all (docs/benchmarks.md).
+        gc.freeze()
+        return self.app
+
+    def _worker_exit(self, server: Any, worker: Any) -> None:
+        """In the worker, once its requests are answered: stop the read models after the
+        page under way, release the election's lock, close the store."""
+        if self.app is not None:
+            self.app.extensions["pontoon"].close()
+
+    def _child_exit(self, server: Any, worker: Any) -> None:
+        """In the master: a dead worker's gauges leave the metrics (multiprocess mode), and
+        it holds no connections."""
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+        self.spread.child_exit(server, worker)
 
 
 def metrics_folder(settings: Settings) -> Path:
@@ -71,12 +103,23 @@ def metrics_folder(settings: Settings) -> Path:
     return folder
 
 
+def serve(settings: Settings, *, host: str | None, port: int | None, workers: int,
+          threads: int) -> None:
+    settings = replace(settings, host=host or settings.host, port=port or settings.port)
+    folder = metrics_folder(settings)
+    try:
+        Server(settings, workers=workers, threads=threads).run()
+    finally:
+        if settings.metrics_dir is None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def refuse_taken_port(host: str, port: int, *, attempts: int = 5) -> None:
-    """Refuse to start on a port something already listens on. granian's workers each bind
-    with SO_REUSEPORT, which a second `pontoon serve` of the same user would share
-    silently, taking part of the connections; a plain bind, as here, is refused by any
-    listener. Tried for a few seconds: the workers of a service killed a moment ago hold
-    the port until they notice and exit."""
+    """Refuse to start on a port something already listens on. The workers bind with
+    SO_REUSEPORT, which a second `pontoon serve` of the same user would share silently,
+    taking half the connections; a plain bind, as here, is refused by any listener. Tried
+    for a few seconds, as gunicorn retries its own bind: the workers of a service killed
+    a moment ago hold the port until they notice and exit."""
     for attempt in range(attempts):
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is free

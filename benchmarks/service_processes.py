@@ -141,7 +141,7 @@ class Server:
         raise SystemExit(f"{self.name} did not answer GET {path} within {timeout:.0f} s")
 
     def workers(self) -> list[int]:
-        """The worker processes of a server (granian's, gunicorn's): this process's children."""
+        """The worker processes of a gunicorn arbiter: this process's children."""
         return children(self.pid)
 
     def stop(self) -> None:

@@ -1,9 +1,9 @@
 """Where the service's workers spend their time: py-spy samples of every worker under load.
 
 `benchmarks/service.py --profile` runs one more measured window with py-spy (PyPI `py-spy`)
-recording each of the service's workers, every thread whether running or waiting (`--idle`),
-for the whole window. Only the samples of threads serving a request count (a stack through
-granian's WSGI `_runner`); they are split into:
+recording each gunicorn worker, every thread whether running or waiting (`--idle`), for the
+whole window. Only the samples of threads serving a request count (a stack through gthread's
+`ThreadWorker.handle`); they are split into:
 
 - waiting in psycopg's C wait for PostgreSQL to answer (the innermost frame is
   `Connection.wait`; a thread that has its answer but waits for the GIL to go on is still
@@ -29,9 +29,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 RATE = 50  # samples a second per thread
-SERVING = "_callback_wrapper.<locals>._runner (granian/wsgi.py"  # a served request
+SERVING = "ThreadWorker.handle (gunicorn/workers/gthread.py"  # the frame of a served request
 DB_WAIT = "Connection.wait (psycopg/connection.py"  # innermost: in the C wait for the server
-PLUMBING = ("granian", "threading", "concurrent", "flask", "werkzeug", "webargs",
+PLUMBING = ("gunicorn", "threading", "concurrent", "flask", "werkzeug", "webargs",
             "flask_smorest")  # left out of the by-function lists: every request passes there
 
 Stack = tuple[list[str], int]

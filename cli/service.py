@@ -43,7 +43,7 @@ def migrate() -> None:
 def serve(host: str | None, port: int | None, workers: int, threads: int,
           run_migrations: bool, in_process: bool | None, print_treasurer_token: bool,
           token_file: Path) -> None:
-    """Run the REST API (granian: WORKERS processes of THREADS threads each)."""
+    """Run the REST API under gunicorn."""
     from dataclasses import replace
 
     from api.server import PortTaken, refuse_taken_port

@@ -2,7 +2,7 @@
 # `make demo`: the service on a fresh SQLite store (var/demo.sqlite3) with a fresh treasurer
 # token, 200 Shoot Pontoon deals played by bots through the REST API (`pontoon simulate`),
 # then the treasurer's pages to open. The service stays up until Ctrl-C, which stops it
-# cleanly (SIGTERM: the server's graceful stop), as does any failure on the way.
+# cleanly (SIGTERM: gunicorn's graceful stop), as does any failure on the way.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -50,7 +50,7 @@ trap 'exit 143' TERM
 
 if ! "$BIN/python" -c "import socket, sys
 s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds
 try:
     s.bind(('$HOST', $PORT))
 except OSError:

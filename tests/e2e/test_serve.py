@@ -1,4 +1,4 @@
-"""`pontoon serve` as a real process: granian workers answering over a real socket.
+"""`pontoon serve` as a real process: gunicorn workers answering over a real socket.
 
 Each test starts the server as a subprocess on a free port, waits (bounded) until
 GET /v1/health answers, plays a short deal over HTTP with urllib, checks the answers and
@@ -9,6 +9,7 @@ always stops the server, checking it exited. On PostgreSQL the schema is created
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import signal
@@ -107,7 +108,7 @@ def _wait_until_healthy(server: Server, auth: dict[str, str] = AUTH) -> dict[str
 
 
 def _stop(process: subprocess.Popen[bytes]) -> int:
-    """SIGTERM (the server's graceful stop), then SIGKILL if it hangs; the exit code."""
+    """SIGTERM (gunicorn's graceful stop), then SIGKILL if it hangs; the exit code."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -256,8 +257,9 @@ def test_serve_clears_only_its_own_metrics_files_from_the_metrics_folder(
 
 
 def test_serve_refuses_a_port_something_already_listens_on(tmp_path: Path) -> None:
-    """`pontoon serve` checks the port first and exits with the reason, starting
-    nothing."""
+    """The workers listen with SO_REUSEPORT (so the kernel spreads connections over them),
+    which would let a second service share a port silently: `pontoon serve` checks first
+    and exits with the reason, starting nothing."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -308,9 +310,9 @@ def test_a_worker_killed_with_sigkill_is_replaced(sqlite_server: Server) -> None
 
 def test_workers_of_a_server_killed_with_sigkill_stop_and_free_the_port(
         tmp_path: Path) -> None:
-    """kill -9 of `pontoon serve` itself leaves its workers orphaned: they stop on their own
-    (answering what they hold), so the port and the read models' lock are free for the
-    next start, which serves the same store."""
+    """kill -9 of `pontoon serve` itself leaves its workers orphaned: they notice and stop
+    on their own, so the port and the read models' lock are free for the next start, which
+    serves the same store."""
     url = f"sqlite:///{tmp_path}/k.sqlite3"
     server = _start(url, tmp_path, migrate=True)
     try:
@@ -334,8 +336,8 @@ def test_workers_of_a_server_killed_with_sigkill_stop_and_free_the_port(
 
 
 def test_sigterm_while_the_workers_start_stops_the_server(tmp_path: Path) -> None:
-    """SIGTERM as soon as the workers exist, while each still builds its app: it is not
-    lost in the moment before granian's handler is set, so the server exits 0 at once."""
+    """SIGTERM as soon as the workers exist, while each still builds its app: the server
+    stops them and exits 0 at once."""
     server = _start(f"sqlite:///{tmp_path}/s.sqlite3", tmp_path, migrate=True)
     try:
         _until(lambda: len(_workers(server.process.pid)) == 2, "no workers", server)
@@ -345,20 +347,6 @@ def test_sigterm_while_the_workers_start_stops_the_server(tmp_path: Path) -> Non
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.process.pid, signal.SIGKILL)
         server.process.wait()
-
-
-def test_a_worker_keeps_no_setting_in_its_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """granian hands each request a copy of the worker's environment: once the settings
-    are read, the token and the store's URL are not in it."""
-    from api.worker import forget_settings_in_environment
-
-    for name in [name for name in os.environ if name.startswith("PONTOON_")]:
-        monkeypatch.setenv(name, os.environ[name])  # the tests' own, given back after
-    monkeypatch.setenv("PONTOON_TREASURER_TOKEN", TOKEN)
-    monkeypatch.setenv("PONTOON_DATABASE_URL", "postgresql://u:secret@db/pontoon")
-    forget_settings_in_environment()
-    assert not [name for name in os.environ if name.startswith("PONTOON_")]
-    assert os.environ["PATH"]
 
 
 def test_serve_refuses_a_store_that_is_not_migrated_and_creates_nothing(
@@ -389,34 +377,36 @@ def test_serve_refuses_a_store_it_cannot_open(postgres_schema: str, tmp_path: Pa
     assert time.monotonic() - began < STOP_TIMEOUT / 2
 
 
-@pytest.mark.slow
-def test_orphaned_workers_stop_even_when_a_client_never_finishes_its_request(
-        tmp_path: Path) -> None:
-    """With its server killed there is nobody left to kill a worker after the graceful
-    timeout: a worker holding a request whose body never comes bounds its own stop, so the
-    read models' lock is free for the next start."""
-    from api.worker import GRACEFUL_TIMEOUT
+def _held_per_worker(server_pid: int, port: int) -> list[int]:
+    """Established connections to `port` each of the server's workers holds (from /proc,
+    as the service benchmark counts them)."""
+    from benchmarks.service_processes import connections
 
-    server = _start(f"sqlite:///{tmp_path}/o.sqlite3", tmp_path, migrate=True)
-    stalled = []
+    children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
+    return connections([int(pid) for pid in children], port)
+
+
+def test_keep_alive_connections_even_out_over_the_workers(sqlite_server: Server) -> None:
+    """Eight clients keeping their connections alive end four and four on two workers,
+    however the kernel first spread them (api/spread.py): a worker above its share closes
+    the connection it serves, and the client's next one lands afresh. Once even, none is
+    closed."""
+    _wait_until_healthy(sqlite_server)
+    port = int(sqlite_server.base.rsplit(":", 1)[1])
+    clients = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(8)]
+    closed = 0
     try:
-        _wait_until_healthy(server)
-        workers = _workers(server.process.pid)
-        port = int(server.base.rsplit(":", 1)[1])
-        for _ in range(4):  # over both workers, whichever each lands on
-            held = socket.create_connection(("127.0.0.1", port))
-            held.sendall(b"POST /v1/players HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
-                         + TOKEN.encode() + b"\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: 100\r\n\r\n{\"na")
-            stalled.append(held)
-        time.sleep(1)
-        server.process.send_signal(signal.SIGKILL)
-        server.process.wait(timeout=STOP_TIMEOUT)
-        _until(lambda: all(_gone(pid) for pid in workers), "the orphaned workers did not "
-               "stop", server, timeout=GRACEFUL_TIMEOUT + 15)
+        for round_ in range(60):
+            for client in clients:
+                client.request("GET", "/v1/health")
+                response = client.getresponse()
+                response.read()
+                assert response.status == 200
+                if response.getheader("Connection", "").lower() == "close":
+                    closed += round_ >= 40  # late closes: it did not settle
+        held = _held_per_worker(sqlite_server.process.pid, port)
     finally:
-        for held in stalled:
-            held.close()
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.process.pid, signal.SIGKILL)
-    assert "this worker stops without them" in server.log.read_text()
+        for client in clients:
+            client.close()
+    assert sorted(held) == [4, 4], held
+    assert closed == 0
