@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import socket
+import struct
 import tempfile
 import time
 from dataclasses import replace
@@ -26,6 +27,10 @@ from api.spread import Spread
 from config import Settings
 
 GRACEFUL_TIMEOUT = 30  # seconds a worker has to finish its requests and its page
+# Seconds a request's thread waits for the next bytes of a client's headers or body. A
+# thread reading a request blocks; a client that stalls inside one held it for ever, and
+# as many such clients as threads stopped the service answering (decision 91).
+READ_TIMEOUT = 5
 # The files prometheus-client's multiprocess mode writes: `<type>_<pid>.db`, a gauge's type
 # carrying its mode (prometheus_client/values.py).
 _METRICS_FILE = re.compile(r"(counter|histogram|summary|gauge_(live)?(all|min|max|sum|"
@@ -53,7 +58,7 @@ class Server(BaseApplication):  # type: ignore[misc]
                         "reuse_port": True,
                         # ...and a worker holding more than its share of the keep-alive
                         # connections closes some, so that they land again (api/spread.py).
-                        "pre_fork": spread.pre_fork, "post_fork": spread.post_fork,
+                        "pre_fork": spread.pre_fork, "post_fork": self._post_fork,
                         "pre_request": spread.pre_request,
                         "worker_exit": self._worker_exit, "child_exit": self._child_exit}
         super().__init__()
@@ -74,6 +79,16 @@ class Server(BaseApplication):  # type: ignore[misc]
         # slowest requests of all (docs/benchmarks.md).
         gc.freeze()
         return self.app
+
+    def _post_fork(self, server: Any, worker: Any) -> None:
+        """In the new worker, its listening sockets made: a receive timeout on them, which
+        every connection accepted from them inherits (Linux copies it to the accepted
+        socket). It holds while gunicorn reads in blocking mode, which Python's own socket
+        timeout would not (gunicorn sets each connection blocking, clearing it)."""
+        timeout = struct.pack("ll", READ_TIMEOUT, 0)
+        for listener in worker.sockets:
+            listener.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeout)
+        self.spread.post_fork(server, worker)
 
     def _worker_exit(self, server: Any, worker: Any) -> None:
         """In the worker, once its requests are answered: stop the read models after the

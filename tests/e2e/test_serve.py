@@ -410,3 +410,36 @@ def test_keep_alive_connections_even_out_over_the_workers(sqlite_server: Server)
             client.close()
     assert sorted(held) == [4, 4], held
     assert closed == 0
+
+
+@pytest.mark.slow
+def test_clients_that_stall_inside_a_request_do_not_stop_the_service(
+        sqlite_server: Server) -> None:
+    """More stalled requests than the workers have threads, half stopped inside their
+    headers and half inside their bodies: each is dropped after READ_TIMEOUT without a
+    byte, so the service answers others again (it had answered nobody while they stayed
+    open), and a stalled body is answered 400."""
+    from api.server import READ_TIMEOUT
+
+    _wait_until_healthy(sqlite_server)
+    port = int(sqlite_server.base.rsplit(":", 1)[1])
+    headers = b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: "
+    body = (b"POST /v1/players HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN.encode()
+            + b"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"na")
+    stalled = []
+    try:
+        for start in [headers, body] * 6:  # the workers have 2 × 2 threads
+            held = socket.create_connection(("127.0.0.1", port))
+            held.sendall(start)
+            stalled.append(held)
+        time.sleep(0.5)
+        began = time.monotonic()
+        with urllib.request.urlopen(sqlite_server.base + "/v1/health",
+                                    timeout=READ_TIMEOUT * 4 + 5) as answer:
+            assert answer.status == 200
+        assert time.monotonic() - began < READ_TIMEOUT * 4
+        stalled[1].settimeout(READ_TIMEOUT * 4)
+        assert stalled[1].recv(64).startswith(b"HTTP/1.1 400")
+    finally:
+        for held in stalled:
+            held.close()
