@@ -72,6 +72,9 @@ def backup(settings: Settings, target: Path) -> Path:
     return target
 
 
+APPLIED_MIGRATIONS = "SELECT migration_id FROM _yoyo_migration"  # yoyo's own record
+
+
 def pending_migrations(settings: Settings) -> list[str]:
     """The migrations this code knows that the store has not applied (all of them for a
     store never migrated). Raises what the driver raises if the store cannot be opened. It
@@ -84,12 +87,18 @@ def pending_migrations(settings: Settings) -> list[str]:
     try:
         cursor = backend.connection.cursor()
         try:
-            cursor.execute("SELECT migration_id FROM _yoyo_migration")
+            cursor.execute(APPLIED_MIGRATIONS)
             applied = {row[0] for row in cursor.fetchall()}
         except Exception:  # no migration table: never migrated
             applied = set()
     finally:
         backend.connection.close()
+    return not_applied(applied)
+
+
+def not_applied(applied: set[str]) -> list[str]:
+    """The migrations this code knows, in order, that are not among `applied` (the ids
+    APPLIED_MIGRATIONS reads)."""
     return [name for name in migration_ids() if name not in applied]
 
 

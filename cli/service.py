@@ -88,7 +88,7 @@ def refuse_unready_store(settings: Any) -> None:
     try:
         pending = pending_migrations(settings)
     except Exception as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        reason = (str(error).strip() or repr(error)).splitlines()[0]
         raise click.ClickException(f"cannot open the {settings.store} store at "
                                    f"{where(settings)}: {reason}") from None
     if pending:

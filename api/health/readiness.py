@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from application.store import migration_ids
+from application.store import APPLIED_MIGRATIONS, not_applied
 
 
 class NotReady(Exception):
@@ -46,10 +46,9 @@ def _pending_migrations(services: Any) -> list[str]:
     if services.store is None or services.migrated:
         return []
     try:
-        applied = {row["migration_id"] for row in services.store.rows(
-            "SELECT migration_id FROM _yoyo_migration")}
+        applied = {row["migration_id"] for row in services.store.rows(APPLIED_MIGRATIONS)}
     except Exception:  # no migration table: never migrated
         applied = set()
-    pending = [name for name in migration_ids() if name not in applied]
+    pending = not_applied(applied)
     services.migrated = not pending
     return pending

@@ -57,7 +57,6 @@ def posting_id(source_id: UUID, version: int, index: int) -> str:
     return f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
 
 
-
 def receipt_id(key: str) -> UUID:
     return uuid5(NAMESPACE_URL, f"/pontoon/idempotency/{key}")
 

@@ -27,6 +27,8 @@ from typing import Any
 
 import pytest
 
+from benchmarks.service_processes import children, connections
+
 PONTOON = Path(sys.executable).parent / "pontoon"
 TOKEN = "pt_e2e_treasurer_token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -274,11 +276,6 @@ def test_serve_refuses_a_port_something_already_listens_on(tmp_path: Path) -> No
     assert "serving" not in done.stdout
 
 
-def _workers(server_pid: int) -> list[int]:
-    return [int(pid) for pid in
-            Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()]
-
-
 def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -299,10 +296,10 @@ def test_a_worker_killed_with_sigkill_is_replaced(sqlite_server: Server) -> None
     """One worker dies under the service (the OOM killer, say): the server starts another,
     and the service answers on."""
     _wait_until_healthy(sqlite_server)
-    first = _workers(sqlite_server.process.pid)
+    first = children(sqlite_server.process.pid)
     assert len(first) == 2
     os.kill(first[0], signal.SIGKILL)
-    _until(lambda: len(set(_workers(sqlite_server.process.pid)) - set(first)) == 1,
+    _until(lambda: len(set(children(sqlite_server.process.pid)) - set(first)) == 1,
            "no new worker", sqlite_server)
     for _ in range(20):  # whichever worker each lands on
         assert sqlite_server.call("GET", "/v1/health").status == 200
@@ -317,7 +314,7 @@ def test_workers_of_a_server_killed_with_sigkill_stop_and_free_the_port(
     server = _start(url, tmp_path, migrate=True)
     try:
         _wait_until_healthy(server)
-        workers = _workers(server.process.pid)
+        workers = children(server.process.pid)
         assert len(workers) == 2
         kept = server.expect(201, "POST", "/v1/players", {"name": "Kept"})
 
@@ -340,7 +337,7 @@ def test_sigterm_while_the_workers_start_stops_the_server(tmp_path: Path) -> Non
     stops them and exits 0 at once."""
     server = _start(f"sqlite:///{tmp_path}/s.sqlite3", tmp_path, migrate=True)
     try:
-        _until(lambda: len(_workers(server.process.pid)) == 2, "no workers", server)
+        _until(lambda: len(children(server.process.pid)) == 2, "no workers", server)
         server.process.send_signal(signal.SIGTERM)
         assert server.process.wait(timeout=STOP_TIMEOUT) == 0, server.log_tail()
     finally:
@@ -380,10 +377,7 @@ def test_serve_refuses_a_store_it_cannot_open(postgres_schema: str, tmp_path: Pa
 def _held_per_worker(server_pid: int, port: int) -> list[int]:
     """Established connections to `port` each of the server's workers holds (from /proc,
     as the service benchmark counts them)."""
-    from benchmarks.service_processes import connections
-
-    children = Path(f"/proc/{server_pid}/task/{server_pid}/children").read_text().split()
-    return connections([int(pid) for pid in children], port)
+    return connections(children(server_pid), port)
 
 
 def test_keep_alive_connections_even_out_over_the_workers(sqlite_server: Server) -> None:
