@@ -38,6 +38,7 @@ lint: install
 bench: install
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/history.py
+	$(BIN)/python benchmarks/table_depth.py
 	$(BIN)/python benchmarks/projections.py
 	$(BIN)/python benchmarks/service.py
 

@@ -86,6 +86,14 @@ class Club:
         self.actions = 0
         self.disputes = 0
 
+    @classmethod
+    def at(cls, ledger: Ledger, tables: list[str], seed: int) -> Club:
+        """Bots for tables already open, whose players are registered and bought in."""
+        club = cls(ledger, 0, seed)
+        club.tables = list(tables)
+        club.players = [p for table in tables for p in ledger.table(table).engine.seats]
+        return club
+
     def chips(self, player: str) -> int:
         return self.ledger.player_account(player).balance
 

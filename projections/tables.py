@@ -102,3 +102,16 @@ def deal_page(store: ReadStore, table_id: str, *, start: str | None = None,
     return store.rows("SELECT deal_id, table_id, number, phase, banker, players, started_at, "
                       "started_position, ended_at, ended_position FROM deals "
                       f"WHERE {where} ORDER BY number {order} LIMIT %s", (*params, limit))
+
+
+def pack_page(store: ReadStore, table_id: str, *, after: int | None = None,
+              limit: int = 50) -> list[dict[str, Any]]:
+    """A table's packs in the order shuffled, each seed once the next shuffle revealed it
+    (R1.7); cursor: the position of the last pack's shuffle."""
+    where, params = "table_id = %s", list[Any]([table_id])
+    if after is not None:
+        where += " AND shuffled_position > %s"
+        params.append(after)
+    return store.rows("SELECT commitment, seed, shuffled_position, revealed_position "
+                      f"FROM shuffles WHERE {where} ORDER BY shuffled_position LIMIT %s",
+                      (*params, limit))

@@ -34,6 +34,8 @@ from api.tables.schemas import (
     EmptySchema,
     KittyHistorySchema,
     KittySchema,
+    PacksQuerySchema,
+    PacksSchema,
     SeatSchema,
     TableCreateSchema,
     TableDealsQuerySchema,
@@ -42,7 +44,7 @@ from api.tables.schemas import (
     TablesSchema,
 )
 from application import Outcome
-from projections.tables import deal_page, table_page
+from projections.tables import deal_page, pack_page, table_page
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables")
 
@@ -176,6 +178,18 @@ def list_deals(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
                      descending=query["order"] == "desc", after=query.get("after"),
                      limit=query["limit"])
     return page([listed_deal(row) for row in rows], query["limit"], key="number")
+
+
+@blp.read("/<uuid:table_id>/packs", PacksSchema, query=PacksQuerySchema)
+def list_packs(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
+    """Every pack the table has shuffled, oldest first: its commitment, and its seed once
+    the next shuffle revealed it (R1.7), so anyone can re-run each shuffle and check the
+    cards dealt from it."""
+    principal()
+    ledger().table(str(table_id))
+    rows = pack_page(read_store(query.get("min_position")), str(table_id),
+                     after=query.get("after"), limit=query["limit"])
+    return page(rows, query["limit"], key="shuffled_position")
 
 
 @blp.read("/<uuid:table_id>/kitty-history", KittyHistorySchema, query=HistoryQuerySchema,

@@ -13,6 +13,7 @@ from api.schemas import (
     time_text,
 )
 from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
+from domain.engine.table_state import KEPT_PACKS
 
 
 class RulesSchema(Schema):
@@ -59,7 +60,8 @@ class PackViewSchema(Schema):
     commitment = fields.String(allow_none=True, metadata={
         "description": "SHA-256 of the current pack's secret seed (R1.7)"})
     revealed = fields.List(fields.Dict(), metadata={
-        "description": "earlier packs' commitments with their now public seeds"})
+        "description": f"the last {KEPT_PACKS} earlier packs' commitments with their now "
+                       "public seeds, oldest first; every pack: GET /v1/tables/{id}/packs"})
 
 
 class TableSchema(CommandAnswerSchema):
@@ -181,3 +183,25 @@ class DealListedSchema(Schema):
 
 class DealsSchema(PageSchema):
     items = fields.List(fields.Nested(DealListedSchema), required=True)
+
+
+class PacksQuerySchema(Schema):
+    after = log_position(metadata={"description": "the `next` of the previous page"})
+    limit = list_limit()
+    min_position = log_position()
+
+
+class PackListedSchema(Schema):
+    """Dumped from a row of the shuffles read model."""
+
+    commitment = fields.String(required=True, metadata={
+        "description": "SHA-256 of the pack's seed, published before its first card (R1.7)"})
+    seed = fields.String(allow_none=True, required=True, metadata={
+        "description": "revealed when the pack is next shuffled (R1.7); null until then"})
+    position = fields.Integer(required=True, attribute="shuffled_position", metadata={
+        "description": "the log position of the shuffle"})
+    revealed_position = fields.Integer(allow_none=True, required=True)
+
+
+class PacksSchema(PageSchema):
+    items = fields.List(fields.Nested(PackListedSchema), required=True)

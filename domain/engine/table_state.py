@@ -14,11 +14,16 @@ from domain.engine.rules import TableRules
 from domain.engine.shuffle import shuffle_pack
 from domain.errors import NotNow
 
+# The earlier packs a table keeps, newest last (R1.7): enough for its view. Every seed
+# stays in its PackShuffled event, its deals' audits and the read models; a table played
+# for years must not carry them all in every read, snapshot and answer (decision 92).
+KEPT_PACKS = 10
+
 
 class TableState(f.FactState):
     """Seats, banker, kitty, pack and shuffles, the open deal and any auction."""
 
-    grown_only = frozenset({"revealed"})
+    fixed_items = frozenset({"revealed"})
 
     def __init__(self) -> None:
         self.table_id = ""
@@ -30,7 +35,8 @@ class TableState(f.FactState):
         self.pack: list[str] | None = None
         self.seed: str | None = None
         self.commitment: str | None = None
-        self.revealed: list[dict[str, str]] = []  # earlier packs: commitment and seed (R1.7)
+        # The last KEPT_PACKS earlier packs: commitment and seed (R1.7).
+        self.revealed: list[dict[str, str]] = []
         self.shuffles = 0
         self.needs_shuffle = False
         self.kitty = 0
@@ -55,6 +61,7 @@ class TableState(f.FactState):
     def from_state(cls, state: Mapping[str, Any]) -> Self:
         table = cls()
         table.__dict__.update(state)
+        table.revealed = list(state["revealed"])[-KEPT_PACKS:]  # a snapshot from before 92
         table.rules = TableRules.from_dict(state["rules"])
         if state["auction"] is not None:
             table.auction = [(bidder, price) for bidder, price in state["auction"]]
@@ -100,7 +107,8 @@ class TableState(f.FactState):
 
     def _shuffled(self, e: f.PackShuffled) -> None:
         if self.seed is not None and self.commitment is not None:
-            self.revealed.append({"commitment": self.commitment, "seed": self.seed})
+            self.revealed = [*self.revealed, {"commitment": self.commitment,
+                                              "seed": self.seed}][-KEPT_PACKS:]
         self.seed, self.commitment = e.seed, e.commitment
         self.pack = shuffle_pack(e.seed, self.rules.packs)
         self.shuffles += 1

@@ -213,8 +213,9 @@ def play_out(api: Api, deal: dict[str, Any], players: dict[str, Player]) -> dict
 def test_a_reshuffle_reveals_the_earlier_packs_seed_in_the_audit(api: Api) -> None:
     """R1.4, R1.7: at a shuffled table the pack is committed to before it is dealt; after a
     deal with a pontoon the pack is shuffled again and the earlier seed revealed, and the
-    audits of the deals dealt from it show that seed, matching its commitment; with it
-    anyone can re-run the shuffle and find every card of the first deal."""
+    audits of the deals dealt from it show that seed, matching its commitment, as the
+    table's list of packs does; with it anyone can re-run the shuffle and find every card
+    of the first deal."""
     tag = uuid4().hex[:6]
     players = [api.player(f"P{i} {tag}", 1000) for i in range(5)]
     by_id = {p.id: p for p in players}
@@ -243,6 +244,14 @@ def test_a_reshuffle_reveals_the_earlier_packs_seed_in_the_audit(api: Api) -> No
     assert revealed["commitment"] == first
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == first
     assert now["pack"]["commitment"] not in (None, first)
+    # Every pack of the table, paged: the first with its seed, the one in play without.
+    packs = api.get(f"/v1/tables/{table['id']}/packs")
+    assert [(p["commitment"], p["seed"]) for p in packs["items"]] == \
+        [(first, seed), (now["pack"]["commitment"], None)] and packs["next"] is None
+    one = api.get(f"/v1/tables/{table['id']}/packs", limit=1)
+    assert one["items"] == packs["items"][:1] and one["next"] == one["items"][0]["position"]
+    assert api.get(f"/v1/tables/{table['id']}/packs", limit=1, after=one["next"])["items"] \
+        == packs["items"][1:]
     last = [e for e in feed(api, 0) if e["stream_id"] == played[-1]][-1]
     assert last["type"] == "Deal.DealVoided" or last["data"]["fact"]["pontoon_held"], last
     for deal_id in played:

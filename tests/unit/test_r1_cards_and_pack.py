@@ -26,6 +26,8 @@ from domain.engine.cards import (
 from domain.engine.club import Club
 from domain.engine.hands import value
 from domain.engine.shuffle import commitment, derived_seed, shuffle_pack
+from domain.engine.table import Table
+from domain.engine.table_state import KEPT_PACKS
 from domain.engine.verification import verify_deal
 from domain.errors import InvalidSetup, NotAllowed
 from tests.unit.conftest import make_game, stacked_pack
@@ -669,12 +671,19 @@ def test_r1_7_the_commitment_is_the_sha256_of_the_seed():
 def pontoon_seed():
     """A seed whose shuffle gives the banker A + ten-card at a Banker-and-Pat table: the
     banker's cards are the 2nd and 4th dealt (R3.4, R3.7)."""
+    return pontoon_seeds(1)[0]
+
+
+def pontoon_seeds(count):
+    found = []
     for n in range(10_000):
         seed = derived_seed("banker pontoon", n)
         pack = shuffle_pack(seed, 1)
         ranks = {pack[1][:-1], pack[3][:-1]}
         if "A" in ranks and ranks & {"10", "J", "Q", "K"}:
-            return seed
+            found.append(seed)
+            if len(found) == count:
+                return found
     raise AssertionError("no seed found")
 
 
@@ -729,6 +738,33 @@ def test_r1_7_the_seed_is_revealed_at_the_next_shuffle_and_reproduces_every_card
     assert hashlib.sha256(bytes.fromhex(revealed)).hexdigest() == published
     assert shuffle_pack(revealed, 1)[:len(cards_dealt)] == cards_dealt
     assert table.commitment == commitment(second)
+
+
+def test_r1_7_a_table_keeps_its_last_packs_revealed_and_every_seed_in_its_shuffle():
+    """R1.7, decision 92: a table keeps only its last KEPT_PACKS earlier packs, newest last,
+    so its state, snapshots and view stay the same size however long it is played; every
+    seed revealed stays recorded by the shuffle that revealed it. A state saved with every
+    earlier pack (a snapshot from before) is restored as a replay leaves it."""
+    # Every pack gives the banker a pontoon: each deal ends at once, the next reshuffles.
+    club, ids, table_id = shuffled_game(pontoon_seeds(2 * KEPT_PACKS))
+    club.buy_in(ids["Pat"], 1000)
+    for _ in range(KEPT_PACKS + 4):
+        deal_id = club.start_deal(table_id)
+        club.act(deal_id, ids["Pat"], "stake", amount=5)
+        assert club.deal(deal_id).phase == "settled"
+    club.start_deal(table_id)
+
+    table = club.table(table_id)
+    shuffles = [x for _, x in club.log if isinstance(x, f.PackShuffled)]
+    revealed = [x.revealed_seed for x in shuffles if x.revealed_seed]
+    assert len(revealed) == KEPT_PACKS + 4
+    assert table.revealed == [{"commitment": commitment(seed), "seed": seed}
+                              for seed in revealed[-KEPT_PACKS:]]
+    history = [x for stream, x in club.log if stream == table_id]
+    assert Table.replay(history).to_state() == table.to_state()
+    before = {**table.to_state(), "revealed": [{"commitment": commitment(seed), "seed": seed}
+                                               for seed in revealed]}
+    assert Table.from_state(before).to_state() == table.to_state()
 
 
 def test_r1_4_a_shuffled_pack_is_not_reshuffled_after_a_deal_without_a_pontoon():

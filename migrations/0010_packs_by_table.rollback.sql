@@ -1,0 +1,1 @@
+DROP INDEX shuffles_by_table;
