@@ -11,6 +11,7 @@ card reaches a log line; log calls elsewhere pass ids and counts, never payloads
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import random
@@ -39,6 +40,25 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+class StalledClientFilter(logging.Filter):
+    """gunicorn logs a connection it dropped because the client sent part of its headers and
+    then nothing for READ_TIMEOUT (decision 91) as an ERROR with a traceback; this makes it
+    one WARNING line, so a client that stalls on purpose cannot fill the log with them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if record.msg == "Socket error processing request." and \
+                isinstance(error, OSError) and error.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+            record.msg, record.args = STALLED, ()
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+STALLED = ("a client sent part of a request's headers and then nothing within the read "
+           "timeout: its connection was closed")
+
+
 def json_formatter() -> logging.Formatter:
     from pythonjsonlogger.json import JsonFormatter
 
@@ -64,12 +84,14 @@ def gunicorn_logging(level: str) -> dict[str, Any]:
     return {"version": 1, "disable_existing_loggers": False,
             "root": {"level": level.upper(), "handlers": ["json"]},
             "loggers": {"gunicorn.error": {"level": level.upper(), "handlers": ["json"],
-                                           "propagate": False, "qualname": "gunicorn.error"},
+                                           "filters": ["stalled"], "propagate": False,
+                                           "qualname": "gunicorn.error"},
                         "gunicorn.access": {"level": "WARNING", "handlers": [],
                                             "propagate": False, "qualname": "gunicorn.access"}},
             "handlers": {"json": handler},
             "formatters": {"json": {"()": "api.observability.json_formatter"}},
-            "filters": {"request_id": {"()": "api.observability.RequestIdFilter"}}}
+            "filters": {"request_id": {"()": "api.observability.RequestIdFilter"},
+                        "stalled": {"()": "api.observability.StalledClientFilter"}}}
 
 
 @functools.cache

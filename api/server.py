@@ -22,15 +22,12 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
+from api.edge import READ_TIMEOUT
 from api.observability import gunicorn_logging
 from api.spread import Spread
 from config import Settings
 
 GRACEFUL_TIMEOUT = 30  # seconds a worker has to finish its requests and its page
-# Seconds a request's thread waits for the next bytes of a client's headers or body. A
-# thread reading a request blocks; a client that stalls inside one held it for ever, and
-# as many such clients as threads stopped the service answering (decision 91).
-READ_TIMEOUT = 5
 # The files prometheus-client's multiprocess mode writes: `<type>_<pid>.db`, a gauge's type
 # carrying its mode (prometheus_client/values.py).
 _METRICS_FILE = re.compile(r"(counter|histogram|summary|gauge_(live)?(all|min|max|sum|"

@@ -175,6 +175,19 @@ def test_nested_arrays_above_64_kib_are_413(club: Club) -> None:
     problem(raw(club, "/v1/players", "[" * 100_000), 413)
 
 
+def test_a_body_shorter_than_its_content_length_is_400_saying_so(club: Club) -> None:
+    """A client that closes its connection, or stalls for the read timeout (decision 91),
+    before its Content-Length has arrived: 400 saying the body stopped, nothing recorded."""
+    before = club.head()
+    answer = club.client.post("/v1/players", input_stream=io.BytesIO(b'{"na'),
+                              headers={**club.treasurer, "Content-Type": JSON},
+                              environ_overrides={"CONTENT_LENGTH": "100"})
+
+    body = problem(answer, 400)
+    assert "stopped before its Content-Length" in json.dumps(body), body
+    assert club.head() == before
+
+
 @pytest.mark.parametrize("headers", [{}, UNKNOWN], ids=["no-token", "unknown-token"])
 @pytest.mark.parametrize("body", [b"x" * (1 << 20), b"[" * 100_000, b'{"name": "\\ud800"}'],
                          ids=["one-mebibyte", "deep", "surrogate"])
