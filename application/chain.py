@@ -5,8 +5,8 @@ Every event is hashed in the transaction that records it, into the side table
 its log hash), created by migrations/0003_event_chain.py:
 
 - on PostgreSQL a trigger computes the row server-side, inside the insert that already holds
-  `LOCK TABLE ... IN EXCLUSIVE MODE` (so position order is commit order): no extra round
-  trip, and the recorder here only adds the reads `pontoon verify` needs;
+  the store's insert lock (so position order is commit order): no extra round trip, and
+  the recorder here only adds the reads `pontoon verify` needs;
 - on SQLite the recorder computes it in Python after inserting the events, in the same
   transaction (SQLite has no SHA-256 of its own; its writes are serialised already).
 
@@ -14,8 +14,10 @@ They also read what commands need in one round trip: the events of several aggre
 after the versions a process knows (application/cache.py), and the position an idempotency
 receipt was recorded at (application/base.py). On PostgreSQL they insert a command's events
 with one call of `ledger_insert_events` (migrations/0009_insert_function.py), which takes the
-table's lock and inserts inside the database: the lock is held for the insert alone, never
-across a round trip to a worker that may be waiting for its GIL (docs/decisions.md 70).
+store's insert lock and inserts inside the database: the lock is held for the insert alone,
+never across a round trip to a worker that may be waiting for its GIL (docs/decisions.md
+70). That lock is an advisory one, not the library's `LOCK TABLE ... IN EXCLUSIVE MODE`,
+which VACUUM and autovacuum conflict with (migrations/0011_insert_lock.py, decision 93).
 
 The application chooses these classes with APPLICATION_RECORDER_TOPIC (config/).
 """
@@ -188,7 +190,7 @@ class PostgresChainRecorder(PostgresApplicationRecorder):
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any
                       ) -> Sequence[int] | None:
-        """One statement, one round trip: the function locks the events table (so position
+        """One statement, one round trip: the function takes the insert lock (so position
         order is commit order, as the library's insert keeps it), inserts, and the trigger
         hashes; the statement's own transaction commits and releases the lock on the
         server. Without the function (a store not migrated yet) the library's insert runs."""

@@ -405,3 +405,38 @@ def test_a_settling_action_overtaken_by_another_settlement_is_refused_as_not_now
     assert sum(isinstance(e, DealAggregate.DealSettled) for e in deal_events(ledger, deal_id)) == 1
     table_events = list(ledger.events.get(UUID(deal.engine.table_id)))
     assert [e.fact["deal_id"] for e in table_events if type(e).__name__ == "DealEnded"] == [deal_id]
+
+
+def test_commands_are_recorded_while_the_event_log_is_vacuumed(postgres_schema: str) -> None:
+    """PostgreSQL, decision 93: VACUUM, ANALYZE, autovacuum and CREATE INDEX CONCURRENTLY
+    hold SHARE UPDATE EXCLUSIVE on the events table. While a session holds it, racing
+    commands are recorded at once (they used to wait on the insert's table lock until they
+    failed), still one after another: positions in commit order, both hash chains whole."""
+    import psycopg
+
+    from application.store import build_ledger, migrate
+    from projections.verify import verify
+
+    settings = Settings(database_url=postgres_schema, pool_size=2, pool_overflow=10)
+    migrate(settings)
+    ledger = build_ledger(settings)
+    try:
+        players = [new_player(ledger, f"P{i}") for i in range(THREADS)]
+        base, _, schema = postgres_schema.partition("?schema=")
+        with psycopg.connect(base) as maintenance:
+            maintenance.execute(f'LOCK TABLE "{schema}".ledger_events '
+                                "IN SHARE UPDATE EXCLUSIVE MODE")
+            done = threading.Event()
+            results: list[Any] = []
+            worker = threading.Thread(target=lambda: (results.extend(race(
+                [lambda p=p: ledger.buy_in(p, 10) for p in players])), done.set()))
+            worker.start()
+            recorded = done.wait(15)
+            maintenance.rollback()  # the maintenance ends: a waiting command goes on
+            worker.join(60)
+        assert recorded, "commands waited for the vacuum's lock"
+        assert unexpected(results) == [] and len(results) == THREADS
+        report = verify(ledger)
+        assert report.ok, report.failures
+    finally:
+        ledger.close()
