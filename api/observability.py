@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import functools
 import logging
+import os
 import random
 import re
 import time
@@ -21,6 +22,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
+import gunicorn.http as gunicorn_http
 from flask import Flask, Response, current_app, g, request
 
 from api.auth import COMMANDS
@@ -43,20 +45,32 @@ class RequestIdFilter(logging.Filter):
 class StalledClientFilter(logging.Filter):
     """gunicorn logs a connection it dropped because the client sent part of its headers and
     then nothing for READ_TIMEOUT (decision 91) as an ERROR with a traceback; this makes it
-    one WARNING line, so a client that stalls on purpose cannot fill the log with them."""
+    one WARNING line, so a client that stalls on purpose cannot fill the log with them. Only
+    that: the read timing out in gunicorn's request parser, not any EAGAIN gunicorn reports
+    under the same words (one from a response being written keeps its traceback)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
         if record.msg == "Socket error processing request." and \
-                isinstance(error, OSError) and error.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+                isinstance(error, OSError) and error.errno in (errno.EAGAIN, errno.EWOULDBLOCK) \
+                and _raised_in(error, _PARSER):
             record.msg, record.args = STALLED, ()
             record.levelno, record.levelname = logging.WARNING, "WARNING"
             record.exc_info, record.exc_text = None, None
         return True
 
 
+def _raised_in(error: BaseException, folder: str) -> bool:
+    """Whether the innermost frame of the error's traceback is a file under `folder`."""
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame is not None and frame.tb_frame.f_code.co_filename.startswith(folder)
+
+
 STALLED = ("a client sent part of a request's headers and then nothing within the read "
            "timeout: its connection was closed")
+_PARSER = os.path.join(os.path.dirname(gunicorn_http.__file__), "")  # gunicorn/http/
 
 
 def json_formatter() -> logging.Formatter:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -150,6 +151,16 @@ class Settings:
                 "POSTGRES_LOCK_TIMEOUT": "5",
                 "POSTGRES_SCHEMA": self.postgres_schema,
                 "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER, "CREATE_TABLE": create}
+
+
+INSERT_LOCK = "ledger-insert"  # every insert into the event log takes it (decision 93)
+
+
+def advisory_key(purpose: str, schema: str) -> int:
+    """A PostgreSQL advisory lock of one store: a signed 64-bit key named by what it is for
+    and the store's schema (the read models' election; the event log's insert lock)."""
+    digest = hashlib.sha256(f"pontoon-{purpose}:{schema}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 def _query(query: str) -> dict[str, str]:

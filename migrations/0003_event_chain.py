@@ -40,7 +40,7 @@ INDEX = ("CREATE UNIQUE INDEX event_hashes_by_version ON {schema}event_hashes "
          "(originator_id, originator_version)")
 
 # Runs after each inserted row, in position order, inside the insert's transaction (which
-# holds the events table's EXCLUSIVE lock): the log's last hash is well defined.
+# holds the store's insert lock, migrations/0011): the log's last hash is well defined.
 POSTGRES_TRIGGER = """
 CREATE FUNCTION {schema}.ledger_chain_event() RETURNS trigger LANGUAGE plpgsql AS $body$
 DECLARE

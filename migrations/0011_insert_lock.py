@@ -16,10 +16,11 @@ EXCLUSIVE lock conflicts with their INSERT's ROW EXCLUSIVE one.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from yoyo import step
+
+from config import INSERT_LOCK, advisory_key
 
 __depends__ = {"0010_packs_by_table"}
 
@@ -41,12 +42,6 @@ $body$;
 """
 
 
-def insert_lock_key(schema: str) -> int:
-    """The store's insert lock: a signed 64-bit advisory key named by its schema."""
-    digest = hashlib.sha256(f"pontoon-ledger-insert:{schema}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
 def _replace(conn: Any, lock: str) -> None:
     if type(conn).__module__.split(".")[0] != "psycopg":
         return  # SQLite serialises its writers itself
@@ -57,7 +52,7 @@ def _replace(conn: Any, lock: str) -> None:
     name = cursor.fetchone()[0]
     schema = Identifier(name).as_string(conn)
     cursor.execute(FUNCTION.format(schema=schema, lock=lock.format(
-        schema=schema, key=insert_lock_key(name))))
+        schema=schema, key=advisory_key(INSERT_LOCK, name))))
 
 
 def apply(conn: Any) -> None:

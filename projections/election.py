@@ -13,7 +13,6 @@ a moment (a frozen holder that thaws): the tracking check then refuses its page.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import socket
@@ -22,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from config import Settings
+from config import Settings, advisory_key
 from projections.failures import describe
 
 log = logging.getLogger("pontoon.projections")
@@ -118,8 +117,7 @@ class AdvisoryElection:
 
 def lock_key(schema: str) -> int:
     """One lock per store: the schema names it within its database (a signed 64-bit key)."""
-    digest = hashlib.sha256(f"pontoon-projections:{schema}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
+    return advisory_key("projections", schema)
 
 
 def election_for(settings: Settings) -> Election:

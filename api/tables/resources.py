@@ -44,7 +44,7 @@ from api.tables.schemas import (
     TablesSchema,
 )
 from application import Outcome
-from projections.tables import deal_page, pack_page, table_page
+from projections.tables import deal_page, fair_shuffle, pack_page, table_page
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables")
 
@@ -187,9 +187,10 @@ def list_packs(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
     cards dealt from it."""
     principal()
     ledger().table(str(table_id))
-    rows = pack_page(read_store(query.get("min_position")), str(table_id),
-                     after=query.get("after"), limit=query["limit"])
-    return page(rows, query["limit"], key="shuffled_position")
+    store = read_store(query.get("min_position"))
+    rows = pack_page(store, str(table_id), after=query.get("after"), limit=query["limit"])
+    return {**page(rows, query["limit"], key="shuffled_position"),
+            "fair_shuffle": fair_shuffle(store, str(table_id))}
 
 
 @blp.read("/<uuid:table_id>/kitty-history", KittyHistorySchema, query=HistoryQuerySchema,

@@ -199,9 +199,15 @@ class PackListedSchema(Schema):
     seed = fields.String(allow_none=True, required=True, metadata={
         "description": "revealed when the pack is next shuffled (R1.7); null until then"})
     position = fields.Integer(required=True, attribute="shuffled_position", metadata={
-        "description": "the log position of the shuffle"})
-    revealed_position = fields.Integer(allow_none=True, required=True)
+        "description": "the log position of the shuffle (the list's order and cursor)"})
+    revealed_position = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "the log position of the next shuffle, which revealed the seed"})
 
 
 class PacksSchema(PageSchema):
     items = fields.List(fields.Nested(PackListedSchema), required=True)
+    fair_shuffle = fields.Boolean(allow_none=True, required=True, metadata={
+        "description": "false at a table opened with an ordered pack: its reshuffles come "
+                       "from a seed every player can work out (its first pack, given in "
+                       "order, is not listed); null while the table is not in the read "
+                       "models yet"})

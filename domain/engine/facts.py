@@ -78,9 +78,6 @@ class FactState:
     """A state that facts build: `apply` changes it by one fact; replaying every fact of its
     history, in order, on a fresh state rebuilds it (deals and tables alike)."""
 
-    # Lists whose items are never changed once added: a copy shares the items.
-    fixed_items: frozenset[str] = frozenset()
-
     def apply(self, fact: Fact) -> None:
         raise NotImplementedError
 
@@ -91,9 +88,7 @@ class FactState:
         facts and postings are shared, since nothing changes them once made; anything else
         is deep-copied as before."""
         clone = object.__new__(type(self))
-        shared = self.fixed_items
-        clone.__dict__.update({name: value if type(value) in _ATOMS else
-                               list(value) if name in shared else _copied(value, memo)
+        clone.__dict__.update({name: value if type(value) in _ATOMS else _copied(value, memo)
                                for name, value in self.__dict__.items()})
         return clone
 

@@ -23,8 +23,6 @@ KEPT_PACKS = 10
 class TableState(f.FactState):
     """Seats, banker, kitty, pack and shuffles, the open deal and any auction."""
 
-    fixed_items = frozenset({"revealed"})
-
     def __init__(self) -> None:
         self.table_id = ""
         self.name = ""

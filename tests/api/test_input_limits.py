@@ -298,8 +298,8 @@ def test_only_the_treasurer_opens_an_ordered_table(club: Club) -> None:
 
 
 def test_deals_at_an_ordered_table_say_they_are_not_a_fair_shuffle(club: Club) -> None:
-    """API.md Additions: its deal views and audits carry `"fair_shuffle": false`; a deal at
-    a shuffled table carries true."""
+    """API.md Additions: its deal views and audits carry `"fair_shuffle": false`, as its
+    list of packs does (decision 92); a deal at a shuffled table carries true."""
     arranged = game(club)
     shuffled = game(club, pack={"mode": "shuffled"})
 
@@ -311,3 +311,7 @@ def test_deals_at_an_ordered_table_say_they_are_not_a_fair_shuffle(club: Club) -
     assert arranged.view()["fair_shuffle"] is False
     assert audit["fair_shuffle"] is False
     assert shuffled.deal["fair_shuffle"] is True
+    packs = ok(club.client.get(f"/v1/tables/{arranged.table['id']}/packs",
+                               query_string={"min_position": club.head()},
+                               headers=club.treasurer))
+    assert packs == {"items": [], "next": None, "fair_shuffle": False}

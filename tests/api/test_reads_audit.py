@@ -248,6 +248,7 @@ def test_a_reshuffle_reveals_the_earlier_packs_seed_in_the_audit(api: Api) -> No
     packs = api.get(f"/v1/tables/{table['id']}/packs")
     assert [(p["commitment"], p["seed"]) for p in packs["items"]] == \
         [(first, seed), (now["pack"]["commitment"], None)] and packs["next"] is None
+    assert packs["fair_shuffle"] is True
     one = api.get(f"/v1/tables/{table['id']}/packs", limit=1)
     assert one["items"] == packs["items"][:1] and one["next"] == one["items"][0]["position"]
     assert api.get(f"/v1/tables/{table['id']}/packs", limit=1, after=one["next"])["items"] \

@@ -415,6 +415,8 @@ def test_commands_are_recorded_while_the_event_log_is_vacuumed(postgres_schema: 
     import psycopg
 
     from application.store import build_ledger, migrate
+    from config import INSERT_LOCK, advisory_key
+    from projections.election import lock_key
     from projections.verify import verify
 
     settings = Settings(database_url=postgres_schema, pool_size=2, pool_overflow=10)
@@ -438,5 +440,14 @@ def test_commands_are_recorded_while_the_event_log_is_vacuumed(postgres_schema: 
         assert unexpected(results) == [] and len(results) == THREADS
         report = verify(ledger)
         assert report.ok, report.failures
+        # The lock they queue on instead: the store's own, not the read models' election's.
+        with psycopg.connect(base) as conn:
+            row = conn.execute("SELECT p.prosrc FROM pg_proc p JOIN pg_namespace n ON "
+                               "n.oid = p.pronamespace WHERE p.proname = "
+                               "'ledger_insert_events' AND n.nspname = %s", (schema,)
+                               ).fetchone()
+        key = advisory_key(INSERT_LOCK, schema)
+        assert row is not None and f"pg_advisory_xact_lock({key})" in row[0]
+        assert key != lock_key(schema)
     finally:
         ledger.close()
