@@ -35,7 +35,6 @@ depends on history) is reported alongside.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -47,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for benchmark
 
 from application import Ledger
 from application.store import build_ledger  # noqa: E402
-from benchmarks.stores import machine, postgres_store, sqlite_store  # noqa: E402
+from benchmarks.stores import machine, postgres_store, postgres_url, sqlite_store  # noqa: E402
 from config import Settings  # noqa: E402
 from domain.engine.cards import full_pack
 from domain.engine.postings import TREASURY, player_account
@@ -189,15 +188,10 @@ def main() -> None:
         with sqlite_store() as settings:
             ratios["SQLite"] = run(settings, "SQLite", args.small, args.postings, args.stakes,
                                    args.batch)
-    if args.store in ("both", "postgres"):
-        url = os.environ.get("PONTOON_TEST_POSTGRES_URL")
-        if not url:
-            print("PostgreSQL: SKIPPED (set PONTOON_TEST_POSTGRES_URL=postgresql://user@host:"
-                  "port/db to measure it)")
-        else:
-            with postgres_store(url) as settings:
-                ratios["PostgreSQL"] = run(settings, "PostgreSQL", args.small, args.postings,
-                                           args.stakes, args.batch)
+    if args.store in ("both", "postgres") and (url := postgres_url()):
+        with postgres_store(url) as settings:
+            ratios["PostgreSQL"] = run(settings, "PostgreSQL", args.small, args.postings,
+                                       args.stakes, args.batch)
     print("summary: " + ", ".join(f"{store} {ratio:.2f}" for store, ratio in ratios.items()))
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import random
 import sys
 import time
@@ -45,7 +44,7 @@ sys.path.insert(0, str(_HERE.parent))
 
 from application import Ledger  # noqa: E402
 from application.store import build_ledger  # noqa: E402
-from benchmarks.stores import machine, postgres_store, sqlite_store  # noqa: E402
+from benchmarks.stores import machine, postgres_store, postgres_url, sqlite_store  # noqa: E402
 from config import Settings  # noqa: E402
 from domain.engine.legal import legal_actions  # noqa: E402
 from domain.errors import PontoonError  # noqa: E402
@@ -271,12 +270,9 @@ def main() -> None:
     with sqlite_store() as settings:
         print("SQLite: a temporary file")
         results["sqlite"] = run(settings, "sqlite", args.deals, args.tables)
-    url = os.environ.get("PONTOON_TEST_POSTGRES_URL")
-    if url:
+    if url := postgres_url():
         with postgres_store(url) as settings:
             results["postgres"] = run(settings, "postgres", args.deals, args.tables)
-    else:
-        print("PostgreSQL: skipped (set PONTOON_TEST_POSTGRES_URL)")
     print("summary (events/s unless said):")
     for label, r in results.items():
         print(f"  {label:8} rows {r['rows']:>9,.0f}  notifications {r['raw']:>9,.0f}  "

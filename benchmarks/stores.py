@@ -37,6 +37,15 @@ def machine() -> str:
             f"SQLite {sqlite3.sqlite_version}{load}")
 
 
+def postgres_url() -> str | None:
+    """The server to measure PostgreSQL on (PONTOON_TEST_POSTGRES_URL), or None, said."""
+    url = os.environ.get("PONTOON_TEST_POSTGRES_URL")
+    if not url:
+        print("PostgreSQL: SKIPPED (set PONTOON_TEST_POSTGRES_URL=postgresql://user@host:"
+              "port/db to measure it)")
+    return url
+
+
 @contextmanager
 def sqlite_store() -> Iterator[Settings]:
     """A migrated store in a temporary file, removed afterwards."""

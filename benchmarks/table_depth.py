@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -49,7 +48,7 @@ from api.tables.presenter import table_view  # noqa: E402
 from application import Ledger  # noqa: E402
 from application.store import build_ledger, migrate  # noqa: E402
 from benchmarks.projections import PLAYERS, RULES, Club, fill  # noqa: E402
-from benchmarks.stores import machine, postgres_store  # noqa: E402
+from benchmarks.stores import machine, postgres_store, postgres_url  # noqa: E402
 from config import Settings  # noqa: E402
 
 SEED = 20261202
@@ -208,15 +207,10 @@ def main() -> None:
             shutil.copy(args.cache, f"{folder}/ledger.sqlite3")
             run(Settings(database_url=f"sqlite:///{folder}/ledger.sqlite3"), "SQLite",
                 args.rounds)
-    if args.store in ("both", "postgres"):
-        url = os.environ.get("PONTOON_TEST_POSTGRES_URL")
-        if not url:
-            print("PostgreSQL: SKIPPED (set PONTOON_TEST_POSTGRES_URL=postgresql://user@host:"
-                  "port/db to measure it)")
-        else:
-            with postgres_store(url) as settings:
-                copied(kept, settings)
-                run(settings, "PostgreSQL", args.rounds)
+    if args.store in ("both", "postgres") and (url := postgres_url()):
+        with postgres_store(url) as settings:
+            copied(kept, settings)
+            run(settings, "PostgreSQL", args.rounds)
 
 
 if __name__ == "__main__":
