@@ -45,9 +45,13 @@ def test_ctrl_c_ends_the_demo_cleanly(tmp_path: Path) -> None:
     shutil.copy(ROOT / "scripts" / "demo.sh", tmp_path / "scripts" / "demo.sh")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PONTOON_")}
     env.update(BIN=str(BIN), PONTOON_PORT=str(free_port()), DEMO_PLAYERS="2", DEMO_DEALS="2")
+    # A terminal's shell starts the demo with Ctrl-C at its default; a test runner started
+    # in the background without job control (`make test &`) passes SIGINT on ignored, and a
+    # shell cannot trap a signal ignored when it started.
     demo = subprocess.Popen(["bash", str(tmp_path / "scripts" / "demo.sh")], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines = []
     try:
         assert demo.stdout is not None
