@@ -39,6 +39,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -148,9 +149,9 @@ def run(settings: Settings, label: str, small: int, large: int, stakes: int,
             order = ("small", "large") if i % 2 == 0 else ("large", "small")
             for name in order:
                 times[name].append(timed(
-                    lambda d=deal_id, p=players[name]: ledger.act(d, p, "stake", amount=1)))
+                    partial(ledger.act, deal_id, players[name], "stake", amount=1)))
             for name in reversed(order):
-                reads[name].append(timed(lambda p=players[name]: ledger.player_account(p)))
+                reads[name].append(timed(partial(ledger.player_account, players[name])))
         for name in ("small", "large"):
             account = ledger.player_account(players[name])
             assert account.version == 1 + (small if name == "small" else large) + stakes

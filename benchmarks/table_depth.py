@@ -47,6 +47,7 @@ from eventsourcing.persistence import StoredEvent  # noqa: E402
 from api.tables.presenter import table_view  # noqa: E402
 from application import Ledger  # noqa: E402
 from application.store import build_ledger, migrate  # noqa: E402
+from benchmarks.history import percentile  # noqa: E402
 from benchmarks.projections import PLAYERS, RULES, Club, fill  # noqa: E402
 from benchmarks.stores import machine, postgres_store, postgres_url  # noqa: E402
 from config import Settings  # noqa: E402
@@ -55,16 +56,21 @@ SEED = 20261202
 Times = dict[str, list[float]]
 
 
+def opened(ledger: Ledger) -> list[str]:
+    """The tables opened at the start of the log (the played table's is among its first
+    events)."""
+    return [str(e.originator_id) for e in ledger.recorder.select_notifications(
+        start=1, limit=1000) if e.topic.endswith("TableAggregate.TableOpened")]
+
+
 def played(deals: int, cache: Path) -> Settings:
     """A SQLite store of `deals` deals at one table, played once and kept at `cache`."""
     settings = Settings(database_url=f"sqlite:///{cache}")
     if cache.exists():
         ledger = build_ledger(settings)
         try:
-            tables = [e for e in ledger.recorder.select_notifications(start=1, limit=1000)
-                      if e.topic.endswith("TableAggregate.TableOpened")]
-            if len(tables) == 1 and \
-                    ledger.table(str(tables[0].originator_id)).engine.deals_played == deals:
+            tables = opened(ledger)
+            if len(tables) == 1 and ledger.table(tables[0]).engine.deals_played == deals:
                 print(f"{deals:,} deals at one table: reused from {cache}")
                 return settings
         finally:
@@ -131,8 +137,7 @@ class Timed:
 def run(settings: Settings, label: str, rounds: int) -> dict[str, float]:
     ledger = build_ledger(settings)
     try:
-        [deep] = [str(e.originator_id) for e in ledger.recorder.select_notifications(
-            start=1, limit=1000) if e.topic.endswith("TableAggregate.TableOpened")]
+        [deep] = opened(ledger)
         table = ledger.table(deep).engine
         assert len(table.seats) == PLAYERS
         fresh = str(ledger.open_table(name="fresh", seats=list(table.seats),
@@ -142,9 +147,9 @@ def run(settings: Settings, label: str, rounds: int) -> dict[str, float]:
         club = Club.at(timed, [deep, fresh], seed=SEED)  # type: ignore[arg-type]
         reads: Times = defaultdict(list)
         reader = build_ledger(settings)  # another worker, as it were, reading cold
+        tables = (("deep", deep), ("fresh", fresh))
         for number in range(rounds):
-            order = (("deep", deep), ("fresh", fresh))
-            for name, table_id in order if number % 2 == 0 else order[::-1]:
+            for name, table_id in tables if number % 2 == 0 else tables[::-1]:
                 timed.label = name
                 club.play_deal(table_id)
                 reader.cache.clear()
@@ -152,14 +157,12 @@ def run(settings: Settings, label: str, rounds: int) -> dict[str, float]:
                 reader.table(table_id)
                 reads[name].append((time.perf_counter() - start) * 1000)
         reader.close()
-        tables = (("deep", deep), ("fresh", fresh))
-        sizes = {name: len(json.dumps(table_view(ledger.table(table_id), None)))
-                 for name, table_id in tables}
+        ended = {name: ledger.table(table_id) for name, table_id in tables}
+        sizes = {name: len(json.dumps(table_view(table, None))) for name, table in ended.items()}
+        deals = {name: table.engine.deals_played for name, table in ended.items()}
         assert ledger.snapshots is not None
         snapshots = {name: max((len(s.state) for s in ledger.snapshots.recorder.select_events(
             UUID(table_id), desc=True, limit=1)), default=0) for name, table_id in tables}
-        deals = {name: ledger.table(table_id).engine.deals_played
-                 for name, table_id in (("deep", deep), ("fresh", fresh))}
         ratios = {}
         for kind in ("start", "stake", "action"):
             for name in ("deep", "fresh"):
@@ -180,10 +183,8 @@ def run(settings: Settings, label: str, rounds: int) -> dict[str, float]:
 
 
 def summary(values: list[float]) -> str:
-    ordered = sorted(values)
-    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
     return (f"median {statistics.median(values):6.2f} ms, mean {statistics.fmean(values):6.2f}"
-            f" ms, p90 {p90:6.2f} ms ({len(values)})")
+            f" ms, p90 {percentile(values, 0.9):6.2f} ms ({len(values)})")
 
 
 def median_ratio(deep: list[float], fresh: list[float]) -> float:

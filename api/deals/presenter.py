@@ -70,7 +70,7 @@ def _fair_shuffle(app: Ledger, table_id: str) -> bool:
     if table_id not in known:
         if len(known) > 10_000:
             known.clear()
-        known[table_id] = app.table(table_id).engine.pack_mode != "ordered"
+        known[table_id] = app.table(table_id).engine.fair_shuffle
     return known[table_id]
 
 

@@ -23,7 +23,7 @@ from api.deals.schemas import DealSchema
 from api.histories import history
 from api.players.schemas import DealNetsSchema
 from api.reads import page, read_store
-from api.schemas import HistoryQuerySchema
+from api.schemas import CursorQuerySchema, HistoryQuerySchema
 from api.tables.presenter import listed_deal, table_view
 from api.tables.schemas import (
     AuctionClosedSchema,
@@ -34,7 +34,6 @@ from api.tables.schemas import (
     EmptySchema,
     KittyHistorySchema,
     KittySchema,
-    PacksQuerySchema,
     PacksSchema,
     SeatSchema,
     TableCreateSchema,
@@ -44,7 +43,7 @@ from api.tables.schemas import (
     TablesSchema,
 )
 from application import Outcome
-from projections.tables import deal_page, fair_shuffle, pack_page, table_page
+from projections.tables import deal_page, pack_page, table_page
 
 blp = Blueprint("tables", __name__, url_prefix="/v1/tables", description="Tables")
 
@@ -180,17 +179,17 @@ def list_deals(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
     return page([listed_deal(row) for row in rows], query["limit"], key="number")
 
 
-@blp.read("/<uuid:table_id>/packs", PacksSchema, query=PacksQuerySchema)
+@blp.read("/<uuid:table_id>/packs", PacksSchema, query=CursorQuerySchema)
 def list_packs(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
     """Every pack the table has shuffled, oldest first: its commitment, and its seed once
     the next shuffle revealed it (R1.7), so anyone can re-run each shuffle and check the
     cards dealt from it."""
     principal()
-    ledger().table(str(table_id))
-    store = read_store(query.get("min_position"))
-    rows = pack_page(store, str(table_id), after=query.get("after"), limit=query["limit"])
+    table = ledger().table(str(table_id))
+    rows = pack_page(read_store(query.get("min_position")), str(table_id),
+                     after=query["after"], limit=query["limit"])
     return {**page(rows, query["limit"], key="shuffled_position"),
-            "fair_shuffle": fair_shuffle(store, str(table_id))}
+            "fair_shuffle": table.engine.fair_shuffle}
 
 
 @blp.read("/<uuid:table_id>/kitty-history", KittyHistorySchema, query=HistoryQuerySchema,

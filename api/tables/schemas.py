@@ -185,12 +185,6 @@ class DealsSchema(PageSchema):
     items = fields.List(fields.Nested(DealListedSchema), required=True)
 
 
-class PacksQuerySchema(Schema):
-    after = log_position(metadata={"description": "the `next` of the previous page"})
-    limit = list_limit()
-    min_position = log_position()
-
-
 class PackListedSchema(Schema):
     """Dumped from a row of the shuffles read model."""
 
@@ -206,8 +200,7 @@ class PackListedSchema(Schema):
 
 class PacksSchema(PageSchema):
     items = fields.List(fields.Nested(PackListedSchema), required=True)
-    fair_shuffle = fields.Boolean(allow_none=True, required=True, metadata={
+    fair_shuffle = fields.Boolean(required=True, metadata={
         "description": "false at a table opened with an ordered pack: its reshuffles come "
                        "from a seed every player can work out (its first pack, given in "
-                       "order, is not listed); null while the table is not in the read "
-                       "models yet"})
+                       "order, is not listed)"})

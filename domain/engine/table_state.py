@@ -68,6 +68,12 @@ class TableState(f.FactState):
     # --- reading -----------------------------------------------------------------------
 
     @property
+    def fair_shuffle(self) -> bool:
+        """An ordered table's reshuffles come from a seed every player can derive
+        (docs/decisions.md): its packs are not a fair shuffle."""
+        return self.pack_mode != "ordered"
+
+    @property
     def kitty_needed(self) -> bool:
         return self.rules.shoot and self.kitty == 0
 

@@ -14,16 +14,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
+import psycopg
 import pytest
 from eventsourcing.application import AggregateNotFoundError
 
 from application import Ledger, Outcome
 from application.base import Decision
-from config import Settings
+from application.store import build_ledger, migrate
+from config import INSERT_LOCK, Settings, advisory_key
 from domain.aggregates import Account, DealAggregate, receipt_id
 from domain.engine.legal import legal_actions
 from domain.engine.postings import net_changes, player_account
 from domain.errors import Conflict, InsufficientChips, NotNow
+from projections.election import lock_key
+from projections.verify import verify
 from tests.integration.ledger_views import race, treasury_balance
 from tests.unit.conftest import stacked_pack
 
@@ -412,13 +416,6 @@ def test_commands_are_recorded_while_the_event_log_is_vacuumed(postgres_schema: 
     hold SHARE UPDATE EXCLUSIVE on the events table. While a session holds it, racing
     commands are recorded at once (they used to wait on the insert's table lock until they
     failed), still one after another: positions in commit order, both hash chains whole."""
-    import psycopg
-
-    from application.store import build_ledger, migrate
-    from config import INSERT_LOCK, advisory_key
-    from projections.election import lock_key
-    from projections.verify import verify
-
     settings = Settings(database_url=postgres_schema, pool_size=2, pool_overflow=10)
     migrate(settings)
     ledger = build_ledger(settings)
