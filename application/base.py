@@ -33,6 +33,7 @@ from domain.aggregates import (
     kitty_id,
     receipt_id,
 )
+from domain.aggregates import clock as event_clock
 from domain.aggregates import (
     posting_id as new_posting_id,
 )
@@ -82,9 +83,13 @@ class LedgerBase(Reads, Application[UUID]):
     snapshotting_intervals = {TableAggregate: 100, Account: 100}  # noqa: RUF012
 
     def __init__(self, env: Mapping[str, str] | None = None, *,
-                 new_seed: Callable[[], str] | None = None, attempts: int = 12) -> None:
+                 new_seed: Callable[[], str] | None = None, attempts: int = 12,
+                 clock: event_clock.Now | None = None) -> None:
         super().__init__(env)
         self.new_seed = new_seed or (lambda: secrets.token_hex(32))
+        # What stamps this ledger's events: the real clock (None), or a simulated one that
+        # plays history into a store marked simulated (application/clock.py).
+        self.clock = clock
         self.attempts = attempts
         self.start_reading(int(self.env.get("COMMAND_CACHE_MAXSIZE") or CACHE_SIZE))
         # Told the command's name each time a command lost a race and is decided again
@@ -146,9 +151,11 @@ class LedgerBase(Reads, Application[UUID]):
         for attempt in range(self.attempts):
             self._reads.shared, self._reads.mine = {}, {}
             try:
-                aggregates, result = decide()
-                kept = {k: None if k in secret else v for k, v in result.items()}
-                receipt = Receipt.record(key, request_hash, kept) if key is not None else None
+                with event_clock.using(self.clock):
+                    aggregates, result = decide()
+                    kept = {k: None if k in secret else v for k, v in result.items()}
+                    receipt = Receipt.record(key, request_hash, kept) if key is not None \
+                        else None
                 self.settle_token_check()
                 recordings = self.save(*aggregates, receipt)
             except PontoonError:  # refused now: a repeat of a command applied before?

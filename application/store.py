@@ -11,15 +11,19 @@ from yoyo import get_backend, read_migrations
 
 from application.ledger import Ledger
 from config import Settings
+from domain.aggregates.clock import Now
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
 
-def build_ledger(settings: Settings, *, create_tables: bool = False) -> Ledger:
-    """One application object per process, built after any fork (docs/architecture.md)."""
+def build_ledger(settings: Settings, *, create_tables: bool = False,
+                 clock: Now | None = None) -> Ledger:
+    """One application object per process, built after any fork (docs/architecture.md).
+    `clock`: what stamps its events, the real clock unless a simulator gives its own
+    (application/clock.py)."""
     if settings.store == "sqlite":
         settings.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
-    return Ledger(env=settings.ledger_env(create_tables=create_tables))
+    return Ledger(env=settings.ledger_env(create_tables=create_tables), clock=clock)
 
 
 def migrate(settings: Settings) -> list[str]:

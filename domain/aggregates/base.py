@@ -11,6 +11,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.domain import Aggregate, DomainEvent
 from eventsourcing.utils import register_topic
 
+from domain.aggregates import clock
 from domain.engine import facts as f
 
 TREASURY_ID = uuid5(NAMESPACE_URL, "/pontoon/accounts/treasury")
@@ -24,13 +25,18 @@ T = TypeVar("T", bound=type)
 
 def pinned(aggregate: T) -> T:
     """Class decorator: the aggregate and every event class in its body keep the topic
-    `domain.aggregates:<Aggregate>.<Event>` (the library reads a class's `TOPIC`)."""
-    classes = [aggregate] + [value for value in vars(aggregate).values()
-                             if isinstance(value, type) and issubclass(value, DomainEvent)]
+    `domain.aggregates:<Aggregate>.<Event>` (the library reads a class's `TOPIC`), and its
+    events take their time from the ledger's clock (clock.py)."""
+    events: list[type] = [value for value in vars(aggregate).values()
+                          if isinstance(value, type) and issubclass(value, DomainEvent)]
+    classes: list[type] = [aggregate, *events]
     for cls in classes:
         topic = f"{TOPIC_MODULE}:{cls.__qualname__}"
         setattr(cls, "TOPIC", topic)  # noqa: B010 (the library reads it by name)
         register_topic(topic, cls)
+    for cls in events:
+        # The library stamps a new event with its class's create_timestamp().
+        setattr(cls, "create_timestamp", staticmethod(clock.now))  # noqa: B010
     return aggregate
 
 
