@@ -66,6 +66,11 @@ class AggregateCache:
             while len(self._items) > self.maxsize:
                 self._items.popitem(last=False)
 
+    def keep(self, aggregates: Iterable[Any]) -> None:
+        """`put` each of them (a command's saved aggregates)."""
+        for aggregate in aggregates:
+            self.put(aggregate)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
