@@ -123,6 +123,15 @@ def metrics() -> Any:
                           ["method", "endpoint"], registry=None),
         retries=Counter("pontoon_command_retries", "Commands decided again after losing a "
                         "race with another command", ["command"], registry=None),
+        after_commit=Counter("pontoon_after_commit_failures", "Steps after a command's "
+                             "commit that failed (snapshots, notification, cache); the "
+                             "command stands and was answered", ["stage"], registry=None),
+        integrity=Counter("pontoon_store_refusals", "Commands whose events the store refused "
+                          "for a reason other than a lost race, by constraint (answered 500)",
+                          ["constraint"], registry=None),
+        invariants=Counter("pontoon_invariant_failures", "Requests stopped by a broken "
+                           "invariant, by invariant (answered 500)", ["invariant"],
+                           registry=None),
         deliveries=Counter("pontoon_webhook_attempts", "Webhook delivery attempts by "
                            "outcome (delivered, failed, disabled)", ["outcome"], registry=None))
 
@@ -132,6 +141,7 @@ def install(app: Flask) -> None:
     services = app.extensions["pontoon"]
     counted = metrics()
     services.ledger.race_lost = lambda name: counted.retries.labels(name).inc()
+    services.ledger.after_commit_failed = lambda stage: counted.after_commit.labels(stage).inc()
     if services.sender is not None:
         services.sender.attempted = lambda outcome: counted.deliveries.labels(outcome).inc()
     app.before_request(_begin)
