@@ -235,7 +235,7 @@ class StoreCollector:
             return
         try:
             status = projections.status()
-            failing = {f.model for f in failures(projections.store)}
+            failing = {f.model: f.error.partition(":")[0] for f in failures(projections.store)}
             pending = backlog(projections.store)
         except Exception:  # the store is down: say so, and nothing else
             up.add_metric([], 0)
@@ -252,11 +252,16 @@ class StoreCollector:
                                      labels=["model"]),
             "failing": GaugeMetricFamily("pontoon_projection_failing",
                                          "1 while a read model cannot apply an event",
-                                         labels=["model"])}
+                                         labels=["model"]),
+            "error": GaugeMetricFamily("pontoon_projection_failure_info",
+                                       "1 for each read model failing, with its error's class",
+                                       labels=["model", "error"])}
         for name, state in status.items():
             families["position"].add_metric([name], state["position"])
             families["lag"].add_metric([name], state["lag"])
             families["failing"].add_metric([name], 1 if name in failing else 0)
+            if name in failing:
+                families["error"].add_metric([name, failing[name]], 1)
         yield from families.values()
         yield GaugeMetricFamily("pontoon_webhook_backlog", "Webhook deliveries still to make "
                                 "to active subscriptions", value=pending)
