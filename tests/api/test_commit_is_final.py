@@ -25,7 +25,7 @@ from flask import Flask
 
 from api.observability import RequestIdFilter
 from config import Settings
-from tests.api.helpers import PROBLEM, Club, build_app, close_app, ok
+from tests.api.helpers import PROBLEM, Club, build_app, close_app
 from tests.api.test_operations import metric
 from tests.integration.ledger_views import events_of, head
 
@@ -161,22 +161,3 @@ def test_a_refusal_of_the_store_that_is_no_lost_race_is_a_500_tried_once(
     text = club.client.get("/metrics").get_data(as_text=True)
     assert (metric(text, "pontoon_store_refusals_total", constraint=constraint) or 0) >= 1
 
-
-def test_a_version_taken_is_still_told_apart_as_a_lost_race(app: Flask, club: Club) -> None:
-    """The version check's own refusal stays a lost race: a buy-in decided on a stale
-    account is decided again and applied once (docs/architecture.md, Races)."""
-    pat = club.player("Pat", 10)
-    ledger = app.extensions["pontoon"].ledger
-    retried: list[str] = []
-    ledger.race_lost = retried.append
-    stale = ledger.player_account(pat.id)
-    ledger.buy_in(pat.id, 1)  # the account moves on; `stale` is a version behind
-    stale.move(credit=True, posting_id="stale", amount=1, from_account="treasury",
-               to_account=f"player:{pat.id}", rule="R11.1", reason="a stale copy",
-               deal_id=None, table_id=None, hand=None)
-
-    with pytest.raises(Exception) as lost:
-        ledger.save(stale)
-
-    assert type(lost.value).__name__ == "VersionConflict"
-    assert ok(club.client.get(f"/v1/players/{pat.id}", headers=club.treasurer))["balance"] == 11
