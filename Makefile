@@ -2,7 +2,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run demo demo-game test lint bench clean
+.PHONY: install run demo demo-game test test-optimised lint bench clean
 
 install: $(STAMP)
 
@@ -30,6 +30,14 @@ demo-game: install
 
 test: install
 	$(BIN)/pytest
+
+# The invariants' and the ledger's tests under python -O, which drops every assert: the
+# ledger's checks are named errors and stay (tests/unit/test_optimised_python.py runs the
+# same within `make test`).
+test-optimised: install
+	$(BIN)/python -O -m pytest -p no:cacheprovider -W ignore::pytest.PytestConfigWarning \
+		tests/unit/test_invariants.py tests/integration/test_shared_state.py \
+		tests/integration/test_ledger_guards.py tests/integration/test_atomic_saves.py
 
 lint: install
 	$(BIN)/ruff check .

@@ -3,7 +3,10 @@
 Domain refusals carry their status (409 not now, 422 a rule refuses, 404 unknown) and the
 rule id; malformed input is 400 with field `errors`, and well-formed input a field refuses
 (control characters, bounds, account references: api/inputs.py) 422 with field `errors`;
-anything unexpected is logged and answered 500 without details.
+anything unexpected is logged and answered 500 without details. Every 500 carries the
+request's id (`request_id`, as in the log line that tells what failed); a broken invariant
+names the invariant, a store that refused a command's events names nothing of the store in
+the answer (the log has its constraint), and both are counted in /metrics.
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Response, json
+from flask import Flask, Response, g, json
 from werkzeug.exceptions import HTTPException
 
 from api.inputs import Refusal
-from domain.errors import PontoonError
+from application.eventstore import RecordRefused
+from domain.errors import InvariantBroken, PontoonError
 
 PROBLEM = "application/problem+json"
 log = logging.getLogger("pontoon.api")
@@ -39,7 +43,8 @@ class MalformedHeader(Exception):
 
 
 def problem(status: int, detail: str, *, rule: str | None = None,
-            errors: Any = None, headers: dict[str, str] | None = None) -> Response:
+            errors: Any = None, headers: dict[str, str] | None = None,
+            **extra: Any) -> Response:
     phrase = HTTPStatus(status).phrase
     body: dict[str, Any] = {"type": f"https://pontoon.example/problems/{status}",
                             "title": phrase, "status": status, "detail": detail}
@@ -47,6 +52,9 @@ def problem(status: int, detail: str, *, rule: str | None = None,
         body["rule"] = rule
     if errors is not None:
         body["errors"] = errors
+    if status == 500:  # a failure to report (503 says: try again)
+        body["request_id"] = g.get("request_id")
+    body.update(extra)
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM)
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -96,6 +104,9 @@ def register(app: Flask) -> None:
     def refused(error: PontoonError) -> Response:
         return problem(error.status, error.message, rule=error.rule)
 
+    app.errorhandler(InvariantBroken)(invariant_broken)
+    app.errorhandler(RecordRefused)(record_refused)
+
     app.errorhandler(Unauthorized)(unauthorized)
 
     @app.errorhandler(TokenChanged)
@@ -127,6 +138,37 @@ def register(app: Flask) -> None:
         log.exception("unexpected error")
         return problem(500, "the service failed unexpectedly; read the table or deal again "
                             "before sending a command again")
+
+
+def invariant_broken(error: InvariantBroken) -> Response:
+    """Something that always holds did not: a bug or a store changed by hand. Nothing of the
+    command was recorded (the checks run before the save)."""
+    return problem(500, reported(error), rule=error.rule, invariant=error.invariant)
+
+
+def record_refused(error: RecordRefused) -> Response:
+    """The store refused a command's events for a reason other than a lost race (a hash-chain
+    row, any other constraint): never sent again, since it would be refused again."""
+    return problem(500, reported(error))
+
+
+def reported(error: InvariantBroken | RecordRefused) -> str:
+    """Log (with its traceback and the request id) and count a failure that is not the
+    sender's; the sentence to answer it with."""
+    from api.observability import metrics
+
+    if isinstance(error, InvariantBroken):
+        log.error("invariant broken: %s: %s", error.invariant, error.message, exc_info=error,
+                  extra={"invariant": error.invariant, "rule": error.rule})
+        metrics().invariants.labels(error.invariant).inc()
+        return (f"the ledger found that {error.invariant} does not hold here "
+                f"({error.message}); nothing was recorded. Tell the club's operator, quoting "
+                "the request id")
+    log.error("the store refused a command's events: constraint %s (%s)", error.constraint,
+              type(error.error).__name__, exc_info=error, extra={"constraint": error.constraint})
+    metrics().integrity.labels(error.constraint).inc()
+    return ("the store refused to record this command, and nothing was recorded; it would "
+            "be refused again: tell the club's operator, quoting the request id")
 
 
 def _refusals_only(errors: Any) -> bool:

@@ -123,6 +123,15 @@ def metrics() -> Any:
                           ["method", "endpoint"], registry=None),
         retries=Counter("pontoon_command_retries", "Commands decided again after losing a "
                         "race with another command", ["command"], registry=None),
+        after_commit=Counter("pontoon_after_commit_failures", "Steps after a command's "
+                             "commit that failed (snapshots, notification, cache); the "
+                             "command stands and was answered", ["stage"], registry=None),
+        integrity=Counter("pontoon_store_refusals", "Commands whose events the store refused "
+                          "for a reason other than a lost race, by constraint (answered 500)",
+                          ["constraint"], registry=None),
+        invariants=Counter("pontoon_invariant_failures", "Requests stopped by a broken "
+                           "invariant, by invariant (answered 500)", ["invariant"],
+                           registry=None),
         deliveries=Counter("pontoon_webhook_attempts", "Webhook delivery attempts by "
                            "outcome (delivered, failed, disabled)", ["outcome"], registry=None))
 
@@ -132,6 +141,7 @@ def install(app: Flask) -> None:
     services = app.extensions["pontoon"]
     counted = metrics()
     services.ledger.race_lost = lambda name: counted.retries.labels(name).inc()
+    services.ledger.after_commit_failed = lambda stage: counted.after_commit.labels(stage).inc()
     if services.sender is not None:
         services.sender.attempted = lambda outcome: counted.deliveries.labels(outcome).inc()
     app.before_request(_begin)
@@ -225,7 +235,7 @@ class StoreCollector:
             return
         try:
             status = projections.status()
-            failing = {f.model for f in failures(projections.store)}
+            failing = {f.model: f.error.partition(":")[0] for f in failures(projections.store)}
             pending = backlog(projections.store)
         except Exception:  # the store is down: say so, and nothing else
             up.add_metric([], 0)
@@ -242,11 +252,16 @@ class StoreCollector:
                                      labels=["model"]),
             "failing": GaugeMetricFamily("pontoon_projection_failing",
                                          "1 while a read model cannot apply an event",
-                                         labels=["model"])}
+                                         labels=["model"]),
+            "error": GaugeMetricFamily("pontoon_projection_failure_info",
+                                       "1 for each read model failing, with its error's class",
+                                       labels=["model", "error"])}
         for name, state in status.items():
             families["position"].add_metric([name], state["position"])
             families["lag"].add_metric([name], state["lag"])
             families["failing"].add_metric([name], 1 if name in failing else 0)
+            if name in failing:
+                families["error"].add_metric([name, failing[name]], 1)
         yield from families.values()
         yield GaugeMetricFamily("pontoon_webhook_backlog", "Webhook deliveries still to make "
                                 "to active subscriptions", value=pending)

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import IntegrityError, JSONTranscoder, Recording, Transcoding
+from eventsourcing.persistence import JSONTranscoder, Transcoding
 
+from application.eventstore import StoreApplication, VersionConflict
 from application.reads import Reads, _missing
 from domain.aggregates import (
     TREASURY_ID,
@@ -76,7 +77,7 @@ Decision = tuple[Sequence[Aggregate | None], dict[str, Any]]
 CACHE_SIZE = 2000  # aggregates each process keeps (env COMMAND_CACHE_MAXSIZE; decision 68)
 
 
-class LedgerBase(Reads, Application[UUID]):
+class LedgerBase(Reads, StoreApplication):
     """What every command of the Ledger stands on; the commands themselves are in ledger.py,
     disputes.py, tokens.py and webhooks.py."""
 
@@ -119,23 +120,6 @@ class LedgerBase(Reads, Application[UUID]):
 
     # --- plumbing ----------------------------------------------------------------------
 
-    def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
-        """The library's save (eventsourcing 9.5 `Application.save`, less its deprecated
-        `notify` hook), without its runtime `Protocol` checks of each object (a few percent
-        of a command): the ledger saves only aggregates. Check it again on an upgrade."""
-        if not all(obj is None or isinstance(obj, Aggregate) for obj in objs):
-            return super().save(*objs, **kwargs)
-        processing = ProcessingEvent[UUID]()
-        for aggregate in objs:
-            if aggregate is not None:
-                processing.events.extend(aggregate.collect_events())
-                processing.aggregates[aggregate.id] = aggregate
-        processing.saved_kwargs.update(kwargs)
-        recordings = self._record(processing)
-        self._take_snapshots(processing)
-        self._notify(recordings)
-        return recordings
-
     def _command(self, name: str, request: Mapping[str, Any], key: str | None,
                  decide: Callable[[], Decision], *, secret: Sequence[str] = ()) -> Outcome:
         """Decide and save once, retried from fresh state after a lost race.
@@ -162,7 +146,7 @@ class LedgerBase(Reads, Application[UUID]):
                 if key is not None and (repeat := self._repeat(key, request_hash)):
                     return repeat
                 raise
-            except IntegrityError:
+            except VersionConflict:
                 if key is not None and (repeat := self._repeat(key, request_hash)):
                     return repeat
                 # Lost a race: wait a little, longer each time, and decide again from
@@ -172,9 +156,10 @@ class LedgerBase(Reads, Application[UUID]):
                 continue
             finally:
                 self._reads.shared = self._reads.mine = None
+            # Committed: from here on nothing turns the command into an error (a commit is
+            # final; application/eventstore/saving.py).
             saved = {a.id: a for a in aggregates if a is not None}
-            for aggregate in saved.values():
-                self.cache.put(aggregate)
+            self.after_commit("cache", self.cache.keep, saved.values())
             position = max((r.notification.id for r in recordings), default=None)
             return Outcome(result, position, saved)
         raise Conflict(f"the {name.replace('_', ' ')} lost a race with other commands "

@@ -9,9 +9,11 @@ answering nothing, since a table's requests mostly come to the process that serv
 one. The decision is then checked by the save as before: an aggregate that moved on
 meanwhile fails its version check, and the command is decided again from fresh state.
 
-Entries are never changed in place: a read copies an entry (cheaply: the aggregates and the
-engine copy themselves, domain/aggregates/base.py), applies the events since to the copy,
-and puts that copy back when it is newer; a command's saved aggregates become the entries.
+Entries are never changed in place, and cannot be: an entry is sealed when it is put here
+(read-only lists and dicts, attributes refusing new values: domain/engine/sealed.py). A read
+copies an entry (cheaply, and open again: the aggregates and the engine copy themselves,
+domain/aggregates/base.py), applies the events since to the copy, and puts that copy back
+when it is newer; a command's saved aggregates become the entries.
 So no lock is held while a command decides, and a command that is refused or loses a race
 leaves the cache as it was. Why not the library's cache (AGGREGATE_CACHE_MAXSIZE): it
 fast-forwards one aggregate a round trip, changes its entries in place while other threads
@@ -55,9 +57,10 @@ class AggregateCache:
 
     def put(self, aggregate: Any) -> None:
         """Keep `aggregate` (no pending events: saved, or read) unless a newer one is kept.
-        The caller gives it up: from now on nobody may change it."""
+        The caller gives it up: it is sealed, and from now on nobody can change it."""
         if self.maxsize <= 0 or not isinstance(aggregate, CACHED):
             return
+        aggregate.seal()
         with self._lock:
             known = self._items.get(aggregate.id)
             if known is None or known.version < aggregate.version:
@@ -65,6 +68,11 @@ class AggregateCache:
             self._items.move_to_end(aggregate.id)
             while len(self._items) > self.maxsize:
                 self._items.popitem(last=False)
+
+    def keep(self, aggregates: Iterable[Any]) -> None:
+        """`put` each of them (a command's saved aggregates)."""
+        for aggregate in aggregates:
+            self.put(aggregate)
 
     def clear(self) -> None:
         with self._lock:

@@ -12,10 +12,10 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import IntegrityError
 
 from application.base import Decision, LedgerBase, Outcome, _expect, _hash, _postings_of
 from application.disputes import DisputeCommands
+from application.eventstore import VersionConflict
 from application.tokens import TokenCommands
 from application.webhooks import WebhookCommands
 from domain.aggregates import (
@@ -273,6 +273,6 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
             if table.engine.deal_id != engine.deal_id:
                 # The table was read after a rival command ended this deal: the deal we
                 # decided on is stale. Decide again from fresh state.
-                raise IntegrityError(f"deal {engine.deal_id} already ended at its table")
+                raise VersionConflict(f"deal {engine.deal_id} already ended at its table")
             table.record(table.trial().end_deal(engine), actor)
         return [deal, table, *accounts.values()]

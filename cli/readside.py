@@ -142,7 +142,7 @@ def _print_report(console: Console, report: Any, checkpoint: Any) -> None:
 def checkpoint() -> None:
     """Print `POSITION HASH`, sealing the log up to its head: keep it outside the database
     (after each club night), and check it later with `pontoon verify --checkpoint`."""
-    from application.chain import checkpoint as latest
+    from application.eventstore import checkpoint as latest
     from application.store import build_ledger
     from config import Settings
 
@@ -216,7 +216,7 @@ def export(kind: str, start: str | None, end: str | None, output: str, player: s
     """CSV for treasurers: statements, balances (as of --to, else now) or kitty history."""
     from datetime import UTC, datetime
 
-    from application.chain import checkpoint
+    from application.eventstore import checkpoint
     from projections.export import Selection, write_csv
 
     settings, ledger, runner = open_projections()

@@ -15,8 +15,8 @@ DEFAULT_DATABASE_URL = "sqlite:///var/pontoon.sqlite3"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The event store's recorders that keep the log's hash chains (named, not imported: config
 # imports nothing of the project).
-SQLITE_RECORDER = "application.chain:SQLiteChainRecorder"
-POSTGRES_RECORDER = "application.chain:PostgresChainRecorder"
+SQLITE_RECORDER = "application.eventstore.recorders:SQLiteChainRecorder"
+POSTGRES_RECORDER = "application.eventstore.recorders:PostgresChainRecorder"
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,17 @@
 
 The API maps the family to HTTP in one place: `NotNow` is 409 (the command is not expected at
 this moment), `NotAllowed` is 422 (it is expected, but a rule refuses what it asks).
+`InvariantBroken` is not a refusal: something the rules guarantee does not hold (a bug, or a
+store changed by hand), checked where it must hold and raised under `python -O` too (an
+`assert` would be removed); the API answers it 500, naming the invariant.
 """
 
 from __future__ import annotations
 
 
 class PontoonError(Exception):
-    """Base of every refusal. `rule` is a RULES.md id such as "R4.3", or None."""
+    """Base of every refusal (and of `InvariantBroken`). `rule` is a RULES.md id such as
+    "R4.3", or None."""
 
     status = 422
 
@@ -54,3 +58,42 @@ class Conflict(PontoonError):
     """A concurrent change won the race; the command may be sent again."""
 
     status = 409
+
+
+class InvariantBroken(PontoonError):
+    """Something that always holds does not: never the sender's fault, never a reason to send
+    the command again. `invariant` names what should hold."""
+
+    status = 500
+    invariant = "an invariant of the ledger"
+
+    def __init__(self, message: str, rule: str | None = None, *,
+                 invariant: str | None = None) -> None:
+        super().__init__(message, rule)
+        if invariant is not None:
+            self.invariant = invariant
+
+
+class ChipsNotConserved(InvariantBroken):
+    """R11.1: every chip moved leaves one account and reaches another; the escrow of a settled
+    deal is empty and all balances total zero."""
+
+    invariant = "chips are conserved"
+
+
+class InvalidPosting(InvariantBroken):
+    """R11.1: a posting moves a positive whole number of chips between two accounts."""
+
+    invariant = "a posting moves a positive whole amount between two different accounts"
+
+
+class PackOutOfOrder(InvariantBroken):
+    """R1.4, R1.7: a deal deals its pack's cards in the pack's order."""
+
+    invariant = "cards are dealt in the pack's order"
+
+
+class SharedStateChanged(InvariantBroken):
+    """What the process's cache shares between threads is never changed in place."""
+
+    invariant = "shared state is never changed in place"

@@ -14,6 +14,7 @@ from typing import Any
 
 from domain.aggregates import TREASURY_ID, Account
 from domain.engine.postings import TREASURY
+from domain.errors import InvariantBroken
 from projections.base import ReadModel
 from projections.store import ReadStore, Statement
 
@@ -93,7 +94,9 @@ def balance_page(store: ReadStore, kinds: Sequence[str], *, after: str | None = 
                  limit: int = 50) -> list[dict[str, Any]]:
     """Accounts of `kinds`, players first then kitties, the treasury and escrows, by name;
     cursor paging on the account after which the page starts (never OFFSET)."""
-    assert kinds and set(kinds) <= set(KINDS), kinds
+    if not kinds or not set(kinds) <= set(KINDS):
+        raise InvariantBroken(f"balances are listed by kinds of account among {KINDS}, not "
+                              f"{list(kinds)}", invariant="accounts are of a known kind")
     marks = ", ".join(["%s"] * len(kinds))
     where, params = f"kind IN ({marks})", list(kinds)
     if after is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+import traceback
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -40,6 +41,19 @@ def describe(error: BaseException) -> str:
     text = str(error).strip()
     first = text.splitlines()[0] if text else ""
     return f"{type(error).__name__}: {first}"[:ERROR_LENGTH_MAX]
+
+
+def traceback_of(error: BaseException) -> str:
+    """Where an error was raised, and the errors that caused it, each told as `describe`
+    tells it (never the lines a database adds, which may quote a row)."""
+    chain: list[BaseException] = []
+    cause: BaseException | None = error
+    while cause is not None and cause not in chain and len(chain) < 5:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    return "\nwhich caused:\n".join(
+        "Traceback (most recent call last):\n" + "".join(traceback.format_tb(e.__traceback__))
+        + describe(e) for e in reversed(chain))
 
 
 def failures(store: ReadStore) -> list[Failure]:
@@ -77,8 +91,11 @@ class Failures:
                           prior.failed_at if prior is not None and again else rfc3339(now),
                           rfc3339(now + delay))
         self._known[model], self._due[model] = failure, time.monotonic() + delay
+        # The traceback once, at the first failure on this event: it says where the model or
+        # the store failed; the attempts after it say only that it fails still.
         log.error("read model %s cannot apply the event at position %s (%s); attempt %s, "
-                  "next in %.0f s", model, position, failure.error, attempts, delay,
+                  "next in %.0f s%s", model, position, failure.error, attempts, delay,
+                  "\n" + traceback_of(error) if attempts == 1 else "",
                   extra={"model": model, "position": position, "attempts": attempts})
         self._save(model, [_insert(failure)])
         return failure

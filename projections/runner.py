@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from eventsourcing.persistence import InterfaceError, OperationalError, Tracking
+import psycopg
+from eventsourcing.persistence import (
+    InterfaceError,
+    OperationalError,
+    PersistenceError,
+    Tracking,
+)
 
 from projections.audit import AuditModel
 from projections.balances import BalancesModel
@@ -37,6 +44,10 @@ MODELS: tuple[type[ReadModel], ...] = (BalancesModel, StatementsModel, AuditMode
 # A busy or lost database (SQLite's "database is locked", a dropped connection, a deadlock
 # or a lock timeout): not a read model's failure; the page is tried again shortly.
 TRANSIENT = (OperationalError, InterfaceError)
+# Any error of a store or its driver: "the read models cannot use the store". Anything else
+# escaping a step is a bug of the runner, logged with its traceback (a model's own failure is
+# caught where it happens: projections/failures.py).
+STORE_ERRORS = (PersistenceError, psycopg.Error, sqlite3.Error, OSError)
 # Followed like a read model, but never rebuilt and never waited for by reads.
 OUTBOXES: tuple[type[ReadModel], ...] = (WebhookOutbox,)
 log = logging.getLogger("pontoon.projections")
@@ -56,11 +67,12 @@ class ModelFailing(Exception):
 
 @dataclass
 class Page:
-    """One model's share of a page of the log: what it had applied, its events, its rows."""
+    """One model's share of a page of the log: what it had applied, its events (as stored),
+    its rows."""
 
     model: ReadModel
     done: int
-    events: list[tuple[int, Any]]
+    events: list[Any]
     statements: list[Statement]
     end: int
 
@@ -126,16 +138,16 @@ class Projections:
             done = positions[each.name]
             if done >= page[-1].id:
                 continue
-            events = [(n.id, self._decode(n, decoded)) for n in page
-                      if n.id > done and n.topic in each.topic_set]
+            wanted = [n for n in page if n.id > done and n.topic in each.topic_set]
             try:
+                events = [(n.id, self._decode(n, decoded)) for n in wanted]
                 statements = each.compact([s for position, event in events
                                            for s in each.statements(event, position)])
-            except Exception:  # the model's own code failed on an event: find which
-                moved = self._isolate(each, done, events, page[-1].id) or moved
+            except Exception:  # decoding or the model's own code failed: find the event
+                moved = self._isolate(each, done, wanted, page[-1].id, decoded) or moved
                 continue
-            pages.append(Page(each, done, events, statements, page[-1].id))
-        moved = self._write(pages) or moved
+            pages.append(Page(each, done, wanted, statements, page[-1].id))
+        moved = self._write(pages, decoded) or moved
         return len(page) if moved else 0
 
     def _positions(self, models: list[ReadModel]) -> dict[str, int]:
@@ -152,7 +164,7 @@ class Projections:
             decoded[notification.id] = self.decoder(notification)
         return decoded[notification.id]
 
-    def _write(self, pages: list[Page]) -> bool:
+    def _write(self, pages: list[Page], decoded: dict[int, Any]) -> bool:
         """Whether any model moved."""
         if not pages:
             return False
@@ -168,7 +180,7 @@ class Projections:
             raise  # not the models' fault: the whole page is tried again shortly
         except Exception:
             # One model's rows failed: let the others go on; find the failing event.
-            moved = [self._isolate(p.model, p.done, p.events, p.end) for p in pages]
+            moved = [self._isolate(p.model, p.done, p.events, p.end, decoded) for p in pages]
             return any(moved)
         if written is not None:
             self._written = {**written, **{p.model.tracking_name: p.end for p in pages}}
@@ -177,18 +189,19 @@ class Projections:
             page.model.applied()
         return True
 
-    def _isolate(self, model: ReadModel, done: int, events: list[tuple[int, Any]],
-                 end: int) -> bool:
+    def _isolate(self, model: ReadModel, done: int, events: list[Any], end: int,
+                 decoded: dict[int, Any]) -> bool:
         """Apply a failed page one event at a time: the model moves up to the event it cannot
-        apply, which is recorded as its failure; if every event applies, it has recovered.
-        Whether it moved."""
+        apply (decode, turn into rows, or write), which is recorded as its failure; if every
+        event applies, it has recovered. Whether it moved."""
         self._written = None
         start = done
-        for position, event in [*events, (end, None)]:
+        for position, note in [*((n.id, n) for n in events), (end, None)]:
             if position <= done:
                 continue
             try:
-                statements = [] if event is None else list(model.statements(event, position))
+                statements = [] if note is None else \
+                    list(model.statements(self._decode(note, decoded), position))
                 self.store.write(statements, Tracking(model.tracking_name, position), done)
             except PageAlreadyApplied:
                 return True
@@ -242,14 +255,22 @@ class Projections:
         with contextlib.suppress(Exception):  # without it, failing models are retried at once
             self.failures.load()
         pause = idle
+        said: str | None = None  # the runner's own failure, told with its traceback once
         while not stop.is_set():
             try:
                 read = self.step()
-                pause = idle
-            except Exception as error:  # the store is busy or gone: wait a little longer
+                pause, said = idle, None
+            except STORE_ERRORS as error:  # the store is busy or gone: wait a little longer
                 pause = min(max(pause * 2, 0.2), 30.0)
                 log.warning("the read models cannot use the store (%s); trying again in "
                             "%.1f s", describe(error), pause)
+                read = 0
+            except Exception as error:  # a bug of the runner's own, not of a model's
+                pause = min(max(pause * 2, 0.2), 30.0)
+                if describe(error) != said:
+                    log.exception("the read models' runner failed (%s); trying again in "
+                                  "%.1f s", describe(error), pause)
+                    said = describe(error)
                 read = 0
             if read < self.page:  # caught up: let a page gather rather than poll at once
                 stop.wait(pause)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 from uuid import uuid4
 
 import pytest
@@ -33,6 +34,29 @@ def postgres_url() -> str | None:
             pytest.fail("PONTOON_REQUIRE_POSTGRES=1 but " + POSTGRES_HOW_TO)
         pytest.skip(POSTGRES_HOW_TO)
     return url
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any) -> Iterator[None]:
+    """After pytest's own summary, just above its last line: every test skipped, grouped by
+    why, so a run that quietly left out a store or the browser says so at its end."""
+    yield
+    groups: dict[str, list[str]] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        where, reason = report.nodeid.split("::")[0], "skipped"
+        if isinstance(report.longrepr, tuple):
+            where = os.path.relpath(report.longrepr[0], terminalreporter.config.rootpath)
+            reason = str(report.longrepr[2])
+        groups.setdefault(reason.removeprefix("Skipped: "), []).append(where)
+    total = sum(len(places) for places in groups.values())
+    terminalreporter.write_sep("=", f"skipped tests, by reason: {total}")
+    if not groups:
+        terminalreporter.write_line("no test was skipped")
+    for reason, places in sorted(groups.items(), key=lambda item: -len(item[1])):
+        files = sorted(set(places))
+        terminalreporter.write_line(f"{len(places):6d}  {reason}")
+        terminalreporter.write_line(f"        in {len(files)} file(s): {', '.join(files[:4])}"
+                                    + (", ..." if len(files) > 4 else ""))
 
 
 @pytest.fixture

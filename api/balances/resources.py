@@ -10,6 +10,7 @@ from api.balances.schemas import BalancesQuerySchema, BalancesSchema
 from api.common import Blueprint, wants_csv
 from api.downloads import balances_download
 from api.reads import read_store
+from domain.errors import ChipsNotConserved
 from projections.balances import balance_page, balance_totals
 
 blp = Blueprint("balances", __name__, url_prefix="/v1/balances", description="Balances")
@@ -25,7 +26,8 @@ def all_balances(query: dict[str, Any]) -> Any:
     if wants_csv(query):
         return balances_download(store, kinds)
     totals = balance_totals(store)
-    assert totals["total"] == 0, f"the balances sum to {totals['total']}, not 0 (R11.1)"
+    if totals["total"] != 0:
+        raise ChipsNotConserved(f"the balances total {totals['total']} chips, not 0", "R11.1")
     rows = balance_page(store, kinds, after=query.get("after"), limit=query["limit"])
     following = rows[-1]["account"] if len(rows) == query["limit"] else None
     return {**totals, "items": rows, "accounts": rows, "next": following}

@@ -1,12 +1,14 @@
 """Readiness (API.md, Operations): may this process be sent traffic? It may when the store
-answers, every migration this code knows is applied, and every read model is within its
-lag limit (`PONTOON_READY_MAX_LAG` events)."""
+answers, every migration this code knows is applied, no read model is failing (one that
+cannot apply an event is named with its error: projections/failures.py), and every read
+model is within its lag limit (`PONTOON_READY_MAX_LAG` events)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from application.store import APPLIED_MIGRATIONS, not_applied
+from projections.failures import failures
 
 
 class NotReady(Exception):
@@ -28,6 +30,11 @@ def readiness(services: Any) -> dict[str, Any]:
     if pending:
         reasons["migrations"] = f"not applied: {', '.join(pending)}; run `pontoon migrate`"
     if services.projections is not None and "migrations" not in reasons:
+        failing = failures(services.projections.store)
+        if failing:
+            reasons["failing"] = "; ".join(
+                f"{f.model} cannot apply the event at position {f.position} ({f.error})"
+                for f in failing)
         limit = services.settings.ready_max_lag
         served = {m.name for m in services.projections.read_models}
         behind = {name: lag for name, lag in services.projections.lags().items()

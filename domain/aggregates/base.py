@@ -13,6 +13,7 @@ from eventsourcing.utils import register_topic
 
 from domain.aggregates import clock
 from domain.engine import facts as f
+from domain.engine.sealed import SealedDict, SealedList, refuse, sealed
 
 TREASURY_ID = uuid5(NAMESPACE_URL, "/pontoon/accounts/treasury")
 
@@ -68,20 +69,52 @@ def receipt_id(key: str) -> UUID:
 
 
 _SHARED = (str, int, bool, type(None), UUID, datetime)
+_SEALED = "_sealed_by_the_cache"
 
 
 class CheapCopy:
     """`copy.deepcopy` of an aggregate without the generic walk: the ledger hands out a copy
     of a cached aggregate for each command (application/cache.py). Values that never change
     in place (ids, times, numbers, strings) are shared, pending events (immutable) are
-    listed afresh, dicts and lists are copied, and the engine copies itself (facts.py)."""
+    listed afresh, dicts and lists are copied, and the engine copies itself (facts.py).
+
+    The entry the cache shares is sealed when the cache takes it (`seal`): its attributes
+    refuse new values, its lists and dicts are read-only, its engine is sealed too
+    (domain/engine/sealed.py), so a thread that changed it by mistake raises
+    `SharedStateChanged` rather than changing what every other thread reads. Its copies
+    are open again."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if _SEALED in self.__dict__:
+            refuse(self)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if _SEALED in self.__dict__:
+            refuse(self)
+        super().__delattr__(name)
+
+    def seal(self) -> None:
+        """Read-only from now on, in place (the caller gives it to the cache)."""
+        values = self.__dict__
+        if _SEALED in values:
+            return
+        for name, value in list(values.items()):
+            if not isinstance(value, _SHARED):
+                values[name] = SealedList(value) if type(value) is list else \
+                    SealedDict(value) if type(value) is dict else sealed(value)
+        values[_SEALED] = True
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         clone = object.__new__(type(self))
         for name, value in self.__dict__.items():
+            if name == _SEALED:
+                continue
             if not isinstance(value, _SHARED):
-                value = list(value) if type(value) is list else \
-                    dict(value) if type(value) is dict else copy.deepcopy(value, memo)
+                kind = type(value)
+                value = list(value) if kind is list or kind is SealedList else \
+                    dict(value) if kind is dict or kind is SealedDict else \
+                    copy.deepcopy(value, memo)
             clone.__dict__[name] = value
         return clone
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.engine.hands import OPEN
+from domain.engine.sealed import SealedList, sealed_class
 
 
 class Hand:
@@ -37,5 +38,16 @@ class Hand:
         clone.acted, clone.shot, clone.returned = self.acted, self.shot, self.returned
         return clone
 
+    def seal(self) -> None:
+        """Make this hand read-only in place (domain/engine/sealed.py): the process's cache
+        shares it between threads."""
+        if type(self) is not Hand:
+            return  # sealed already
+        setting = object.__setattr__
+        setting(self, "cards", SealedList(self.cards))
+        setting(self, "face_up", SealedList(self.face_up))
+        setting(self, "bought", SealedList(self.bought))
+        setting(self, "__class__", sealed_class(Hand))
+
     def snapshot(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in Hand.__slots__}

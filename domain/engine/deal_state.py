@@ -15,6 +15,7 @@ from domain.engine.deal_hand import Hand
 from domain.engine.hands import BUST, OPEN
 from domain.engine.postings import Posting, escrow_account, kitty_account
 from domain.engine.rules import TableRules
+from domain.errors import InvariantBroken, PackOutOfOrder
 
 __all__ = ["BANKER", "DEALING", "DOUBLING", "PLAYING", "SETTLED", "SHOOTING", "STAKING",
            "VOID", "DealState"]
@@ -109,7 +110,9 @@ class DealState(f.FactState):
     def _card_dealt(self, e: f.CardDealt) -> None:
         if self.pack is not None:
             top = self.pack.popleft()
-            assert top == e.card, f"the fact deals {e.card} but the pack's top card is {top}"
+            if top != e.card:
+                raise PackOutOfOrder(f"deal {self.deal_id} deals {e.card}, but its pack's top "
+                                     f"card is {top}", "R1.4")
         else:
             self.in_play[e.card] += 1
         if e.player == self.banker:
@@ -129,7 +132,9 @@ class DealState(f.FactState):
     def _sat_out(self, e: f.PlayerSatOut) -> None:
         """R3.5: the player leaves the turn order; their first card stays unseen and goes to
         the bottom of the pack with the other used cards at the end of the deal (R1.4)."""
-        assert self.turn_index is not None and self.order[self.turn_index] == e.player
+        if self.turn_index is None or self.order[self.turn_index] != e.player:
+            raise InvariantBroken(f"{e.player} sits deal {self.deal_id} out out of turn",
+                                  "R3.5", invariant="only the player in turn sits out")
         self.unseen[e.player] = self.hands.pop(e.player)[0].cards
         self.order.remove(e.player)
         self.sat_out[e.player] = e.reason

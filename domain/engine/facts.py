@@ -4,20 +4,22 @@ The ledger persists each fact as a domain event of the same name and fields. Fac
 JSON-safe values (str, int, bool, None, lists, dicts) and postings.
 
 A fact is declared by its class and its fields, nothing else: `Fact`'s metaclass makes each
-class a slotted dataclass and registers it by name. Fields several facts open with (the
+class a frozen slotted dataclass and registers it by name. Fields several facts open with (the
 player and hand, the banker, a seated player) come from a shared base declared
 `abstract=True`, which is not a fact of its own; base fields come first, as stored.
 """
 
 from __future__ import annotations
 
-import copy
-from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any, Self, dataclass_transform
 
 from domain.engine.postings import Posting
+from domain.engine.sealed import FLAT, SHARED, opened, seal_attributes, sealed, thawed
+
+SHARED.add(Posting)
+FLAT.add(Posting)
 
 FACT_TYPES: dict[str, type[Fact]] = {}
 
@@ -32,9 +34,10 @@ class _FactMeta(type):
         cls: Any = super().__new__(mcls, name, bases, namespace, **kwargs)
         if "__slots__" in namespace:  # `Fact` itself, or the slotted copy dataclass makes
             return cls
-        cls = dataclass(slots=True)(cls)
+        cls = dataclass(slots=True, frozen=True)(cls)
         if not abstract:
             FACT_TYPES[name] = cls
+            SHARED.add(cls)
         return cls
 
 
@@ -51,6 +54,14 @@ class Fact(metaclass=_FactMeta):
         if posting is not None:
             return [posting]
         return list(getattr(self, "postings", ()))
+
+    def seal(self) -> None:
+        """A fact is frozen, but the lists and dicts it holds are not: the process's cache
+        shares the facts its deals hold (a settlement), so those are made read-only too."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if type(value) in (list, dict, tuple):
+                object.__setattr__(self, f.name, sealed(value))
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -84,13 +95,18 @@ class FactState:
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         """An independent copy, as `copy.deepcopy` would make it but ten times cheaper: the
         ledger copies a deal or table for every command it decides (to decide on, and from
-        its cache), and the generic walk cost more than deciding. Containers are copied;
-        facts and postings are shared, since nothing changes them once made; anything else
-        is deep-copied as before."""
-        clone = object.__new__(type(self))
-        clone.__dict__.update({name: value if type(value) in _ATOMS else _copied(value, memo)
+        its cache), and the generic walk cost more than deciding. Containers are copied
+        (open again when the state was sealed); facts, postings and rules are shared, since
+        they are frozen."""
+        clone: Self = object.__new__(opened(type(self)))
+        clone.__dict__.update({name: value if type(value) in _ATOMS else thawed(value, memo)
                                for name, value in self.__dict__.items()})
         return clone
+
+    def seal(self) -> None:
+        """Make this state read-only in place (domain/engine/sealed.py): the process's
+        cache shares it between threads."""
+        seal_attributes(self)
 
     @classmethod
     def replay(cls, history: Iterable[Fact]) -> Self:
@@ -101,24 +117,6 @@ class FactState:
 
 
 _ATOMS = frozenset({str, int, bool, float, type(None)})
-
-
-def _copied(value: Any, memo: dict[int, Any]) -> Any:
-    kind = type(value)
-    if kind in _ATOMS or isinstance(value, (Fact, Posting)):
-        return value
-    # Items that are strings or numbers (cards, players, flags) are taken as they are,
-    # without a call each: most of a deal's state is lists of them.
-    if kind is list:
-        return [item if type(item) in _ATOMS else _copied(item, memo) for item in value]
-    if kind is dict:
-        return {key: item if type(item) in _ATOMS else _copied(item, memo)
-                for key, item in value.items()}
-    if kind is deque:
-        return deque(item if type(item) in _ATOMS else _copied(item, memo) for item in value)
-    if kind is Counter:
-        return Counter(value)
-    return copy.deepcopy(value, memo)  # a Hand copies itself; frozen rules return themselves
 
 
 # --- Shared openings: not facts of their own ---------------------------------------------

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.errors import InsufficientChips, NotAllowed
+from domain.errors import InsufficientChips, InvalidPosting, NotAllowed
 
 TREASURY = "treasury"
 # A limit on everything: no single movement of chips is larger than this.
@@ -45,9 +45,10 @@ def parse_account(name: str) -> tuple[str, str | None]:
     return found[1], found[2]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Posting:
-    """A positive whole amount moved from one account to another, for a rule (R11.1)."""
+    """A positive whole amount moved from one account to another, for a rule (R11.1).
+    Frozen: deals, facts and the process's cache share postings (application/cache.py)."""
 
     from_account: str
     to_account: str
@@ -57,8 +58,12 @@ class Posting:
     hand: int | None = None
 
     def __post_init__(self) -> None:
-        assert isinstance(self.amount, int) and self.amount > 0, self
-        assert self.from_account != self.to_account, self
+        if not isinstance(self.amount, int) or self.amount <= 0:
+            raise InvalidPosting(f"a posting moves a positive whole number of chips, not "
+                                 f"{self.amount!r}: {self}", "R11.1")
+        if self.from_account == self.to_account:
+            raise InvalidPosting(f"a posting moves chips between two accounts, not from "
+                                 f"{self.from_account} to itself: {self}", "R11.1")
 
     def to_dict(self) -> dict[str, Any]:
         return {"from_account": self.from_account, "to_account": self.to_account,

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from domain.engine.sealed import FLAT, SHARED
 from domain.errors import InvalidSetup
 
 SPLIT_OPTIONS = ("pairs", "aces", "none")
@@ -96,3 +97,5 @@ def _is_int(value: object) -> bool:
 
 
 _FIELDS = tuple(f.name for f in fields(TableRules))
+SHARED.add(TableRules)  # frozen: sealed state and its copies share one
+FLAT.add(TableRules)

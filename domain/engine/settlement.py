@@ -20,6 +20,7 @@ from domain.engine.hands import (
     value,
 )
 from domain.engine.postings import Posting, net_changes, player_account
+from domain.errors import ChipsNotConserved
 
 if TYPE_CHECKING:
     from domain.engine.deal_hand import Hand
@@ -67,7 +68,7 @@ def settle(deal: DealState) -> f.DealSettled:
         kitty = 0
     held = banker_grade is not None or any(
         h.status in (PONTOON, ROYAL_PONTOON) for _, _, h in deal.all_hands())
-    _assert_escrow_empty(deal, postings)
+    _check_escrow_empty(deal, postings)
     return f.DealSettled(postings, results, banker_words, next_banker, passed_by, kitty, held,
                          pack_after(deal))
 
@@ -212,10 +213,12 @@ def void_postings(deal: DealState) -> list[Posting]:
     return out
 
 
-def _assert_escrow_empty(deal: DealState, postings: list[Posting]) -> None:
+def _check_escrow_empty(deal: DealState, postings: list[Posting]) -> None:
     """Every chip staked in this deal leaves escrow at settlement (R11.1)."""
     balance = net_changes([*deal.postings, *postings]).get(deal.escrow, 0)
-    assert balance == 0, f"escrow of deal {deal.deal_id} holds {balance} after settlement"
+    if balance != 0:
+        raise ChipsNotConserved(f"the escrow of deal {deal.deal_id} holds {balance} chips "
+                                "after its settlement", "R11.1")
 
 
 def _result(player: str, index: int, hand: Hand, outcome: str, multiplier: int, rule: str,

@@ -18,7 +18,7 @@ from domain.engine.deal_state import VOID, DealState
 from domain.engine.rules import TableRules
 from domain.engine.shuffle import commitment, cut_for_bank, derived_seed, shuffle_pack
 from domain.engine.table_bank import BankAndKitty
-from domain.errors import InvalidSetup, NotAllowed, NotNow
+from domain.errors import InvalidSetup, InvariantBroken, NotAllowed, NotNow
 
 PACK_MODES = ("shuffled", "ordered", "recorded")
 
@@ -103,7 +103,10 @@ class Table(BankAndKitty):
 
     def end_deal(self, deal: DealState) -> list[f.Fact]:
         """Take back what a finished deal changed: banker, kitty, pack (R1.4, R1.6, R8.1)."""
-        assert deal.is_over and deal.deal_id == self.deal_id, "only the open deal ends"
+        if not deal.is_over or deal.deal_id != self.deal_id:
+            raise InvariantBroken(f"table {self.table_id} cannot end deal {deal.deal_id}: its "
+                                  f"open deal is {self.deal_id}, and only a finished deal ends",
+                                  invariant="only the table's open deal ends, once finished")
         if deal.phase == VOID:
             voided = deal.voided
             assert voided is not None

@@ -11,8 +11,8 @@ from uuid import UUID, uuid4
 import psycopg
 import pytest
 
-from application import arrays
-from application.prepared import Statement
+from application.eventstore import arrays
+from application.eventstore.prepared import Statement
 from tests.conftest import postgres_url
 
 AS_TEXT = Statement("SELECT $1::uuid[]::text, $2::bigint[]::text, $3::text[]::text, "

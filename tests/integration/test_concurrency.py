@@ -92,22 +92,56 @@ def posting_id(source_id: str, version: int, index: int = 0) -> str:
 # --- R11.2: one player's chips spent at eight tables at once ---------------------------
 
 
+class InStep(Ledger):
+    """The production Ledger, except that each command's first decision waits for the
+    others' (a barrier of `parties`): all of them have read the same versions before any
+    saves, so the race is certain, not a matter of timing. Lost races are listed."""
+
+    name = "Ledger"  # the same tables as the production application
+
+    def __init__(self, env: dict[str, str], parties: int) -> None:
+        super().__init__(env)
+        self.barrier = threading.Barrier(parties, timeout=30)
+        self.lost: list[str] = []
+        self.race_lost = self.lost.append
+
+    def _command(self, name: str, request: Any, key: str | None,
+                 decide: Callable[[], Decision], **kwargs: Any) -> Outcome:
+        waited: list[bool] = []
+
+        def decide_in_step() -> Decision:
+            decision = decide()
+            if not waited:
+                waited.append(True)
+                self.barrier.wait()
+            return decision
+        return super()._command(name, request, key, decide_in_step, **kwargs)
+
+
 @pytest.mark.parametrize("round_", range(4), ids=lambda r: f"round{r}")
 def test_r11_2_eight_threads_spending_one_players_chips_at_eight_tables_never_overdraw(
-        ledger, round_):
-    """R11.2: chips are never spent twice. Eight stakes race for chips that cover k of them:
-    exactly k are placed (fewer only if some lost every retry as Conflict); the others find
-    Pat holding nothing, less than the minimum stake, and sit him out of their deal (R3.5,
-    where a refusal would leave the deal waiting for ever). The balance is buy-in − stakes
-    placed × stake ≥ 0, the account's entries form one consistent chain, and every recorded
-    stake has its matching debit."""
+        ledger, store_settings, round_):
+    """R11.2: chips are never spent twice. Eight stakes race for chips that cover k of them,
+    all decided on the same version of Pat's account: one saves first, and each of the
+    seven others loses the race on that account and is decided again from fresh state. In
+    the end exactly k are placed (fewer only if some lost every retry as Conflict); the
+    others find Pat holding nothing, less than the minimum stake, and sit him out of their
+    deal (R3.5, where a refusal would leave the deal waiting for ever). The balance is
+    buy-in − stakes placed × stake ≥ 0, the account's entries form one consistent chain,
+    and every recorded stake has its matching debit."""
     stake, k = 5, (1, 3, 5, 7)[round_]
     banker = new_player(ledger, "Banker", 1000)
     player = new_player(ledger, "Pat", k * stake)
     deals = [open_deal(ledger, [banker, player]) for _ in range(THREADS)]
+    in_step = InStep(store_settings.ledger_env(), THREADS)
 
-    results = race([lambda d=d: ledger.act(d, player, "stake", amount=stake) for d in deals])
+    try:
+        results = race([lambda d=d: in_step.act(d, player, "stake", amount=stake)
+                        for d in deals])
+    finally:
+        in_step.close()
 
+    assert len(in_step.lost) >= THREADS - 1 and set(in_step.lost) == {"act"}
     assert unexpected(results, InsufficientChips, Conflict) == []
     answered = [d for d, r in zip(deals, results, strict=True) if isinstance(r, Outcome)]
     won = [d for d in answered if any(isinstance(e, DealAggregate.StakePlaced)

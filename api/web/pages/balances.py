@@ -21,7 +21,7 @@ from api.web.pages.site import (
     bp,
     render,
 )
-from application.chain import checkpoint
+from application.eventstore import checkpoint
 from projections.balances import KINDS, balance_page, balance_totals
 from projections.statements import balance_at, deal_nets, statement
 

@@ -16,7 +16,7 @@ from api.web.pages.lookups import ledger, player_names, read, table_names
 from api.web.pages.session import EVERYONE, not_for_this_token, staff_page
 from api.web.pages.site import TEXT_MAX, arg_int, bp, render
 from api.web.present import Accounts, card, describe, principal_words
-from domain.errors import NotFound, PontoonError
+from domain.errors import InvariantBroken, NotFound, PontoonError
 from projections.audit import audit, deal_history, deal_row
 
 
@@ -44,7 +44,7 @@ def raise_dispute(deal_id: UUID) -> Response:
     try:
         outcome = ledger().raise_dispute(str(deal_id), reason, raised_by=g.web_who.id)
     except PontoonError as error:
-        if isinstance(error, NotFound):
+        if isinstance(error, NotFound | InvariantBroken):
             raise
         return _deal_page(str(deal_id), error.status, reason=reason, error=error.message,
                           error_rule=error.rule)

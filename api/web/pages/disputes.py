@@ -14,7 +14,7 @@ from api.web.pages.lookups import accounts_in_words, ledger, read
 from api.web.pages.session import staff_page
 from api.web.pages.site import TEXT_MAX, FormError, arg_int, bp, render
 from api.web.present import principal_words
-from domain.errors import NotFound, PontoonError
+from domain.errors import InvariantBroken, NotFound, PontoonError
 from projections.audit import deal_row
 from projections.balances import balance_page
 from projections.disputes import dispute_page
@@ -43,7 +43,7 @@ def resolve(dispute_id: UUID) -> Response:
                                            corrections=corrections, resolved_by=g.web_who.id,
                                            allow_debt=form.get("allow_debt") == "yes")
     except PontoonError as error:
-        if isinstance(error, NotFound):
+        if isinstance(error, NotFound | InvariantBroken):
             raise
         return _disputes_page(error.status, failed=str(dispute_id), form=form,
                               error=error.message, error_rule=error.rule)

@@ -10,14 +10,16 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, make_response, render_template, request
+from flask import Blueprint, g, make_response, render_template, request
 from werkzeug import Response
 from werkzeug.exceptions import HTTPException
 
+from api.errors import reported
 from api.inputs import text_problem
 from api.services import ProjectionsBehind
 from api.web.present import card, clock, signed, when
-from domain.errors import NotFound, PontoonError
+from application.eventstore import RecordRefused
+from domain.errors import InvariantBroken, NotFound, PontoonError
 
 log = logging.getLogger("pontoon.web")
 
@@ -115,6 +117,13 @@ def refused(error: PontoonError) -> Response:
         return render("error.html", 404, title="Not found", message=error.message)
     return render("error.html", error.status, title="Refused", message=error.message,
                   rule=error.rule)
+
+
+@bp.errorhandler(InvariantBroken)
+@bp.errorhandler(RecordRefused)
+def failed(error: InvariantBroken | RecordRefused) -> Response:
+    return render("error.html", 500, title="The ledger stopped this",
+                  message=f"{reported(error)}: {g.get('request_id')}.")
 
 
 @bp.errorhandler(ProjectionsBehind)

@@ -35,9 +35,9 @@ from eventsourcing.utils import retry
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-from application import arrays
-from application.arrays import BIGINT
-from application.prepared import Statement
+from application.eventstore import arrays
+from application.eventstore.arrays import BIGINT
+from application.eventstore.prepared import Statement
 from domain.integrity import GENESIS, Checkpoint, event_hash, log_hash
 
 HASHES = "event_hashes"
