@@ -231,12 +231,12 @@ def test_a_reshuffle_reveals_the_earlier_packs_seed_in_the_audit(api: Api) -> No
             break
         assert deal["commitment"] == first
         played.append(deal["id"])
-        play_out(api, deal, by_id)
-        if len(played) == 1:
+        if len(played) == 1:  # in play: the deal that ends the pack reveals it (decision 135)
             assert audit_of(api, deal["id"])["pack"] == \
                 {"commitment": first, "seed": None, "seed_matches": None,
                  "contributions": [], "mixed_seed": None}, \
                 "the seed stays secret while its pack is in play"
+        play_out(api, deal, by_id)
     else:
         raise AssertionError(f"no pontoon in {MAX_DEALS} deals")
 

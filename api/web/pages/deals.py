@@ -32,7 +32,7 @@ def deal(deal_id: UUID) -> Response:
 
 @bp.get("/deals/<uuid:deal_id>/history")
 @staff_page(*EVERYONE)
-def history(deal_id: UUID) -> Response:
+def deal_hand_history(deal_id: UUID) -> Response:
     """The hand history, as GET /v1/deals/{id}/history gives it, for the signed-in reader:
     the verifier page (/verify/) fetches it from the deal's audit page with this cookie."""
     if refused := _not_their_deal(str(deal_id)):
