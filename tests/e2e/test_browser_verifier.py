@@ -312,3 +312,18 @@ def test_r1_7_a_player_adds_randomness_from_the_browser_with_or_without_javascri
     assert [line.split(": ")[1] for line in listed] == [filled, "ab" * 32]
     with_js.context.close()
     without.context.close()
+
+
+def test_before_the_seed_is_revealed_the_page_says_the_draws_cannot_be_checked_yet(
+        verifier: Any, dealt: Dealt) -> None:
+    """R1.7: the seed is revealed at the pack's next shuffle; until then a history has no
+    seed, and the page says the commitment, the mix and the draws are not checked yet."""
+    unrevealed = dict(dealt.signed, pack=dict(dealt.signed["pack"], server_seed=None))
+
+    found = checks(verifier, unrevealed, ref.vkey_of(ORIGIN, KEY))
+
+    assert found == {"signature": "pass", "events": "pass", "inclusion": "pass",
+                     "commitment": "skip", "mixed seed": "skip", "draws": "skip"}
+    assert "until the seed is revealed" in \
+        verifier.locator("li[data-check='draws']").inner_text()
+    assert "could not be made" in verifier.locator("#verdict").inner_text()
