@@ -1,5 +1,5 @@
 """A small reference checker of hand histories, written apart from the service's code, that
-the tests hold the service's histories and the browser verifier (api/verify/verify.js) to.
+the tests hold the service's histories and the browser verifier (api/verify/checks.js) to.
 
 - RFC 6962 Merkle trees in a few lines: leaf and node hashes, the root, inclusion paths and
   the root an inclusion path leads to (RFC 9162 2.1.3.2);
