@@ -30,6 +30,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     from api.reports.resources import blp as reports
     from api.tables.resources import blp as tables
     from api.tokens.resources import blp as tokens
+    from api.verify import bp as verifier
     from api.web import bp as web
     from api.webhooks.resources import blp as webhooks
 
@@ -63,6 +64,8 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     # The treasurer's pages: a plain Flask blueprint (templates and static files of its
     # own, under /web), so they stay out of /openapi.json.
     app.register_blueprint(web)
+    # The hand-history verifier: one static page, checked in the player's browser.
+    app.register_blueprint(verifier)
     assets = Path(swagger_ui_bundle.swagger_ui_path)
 
     @app.get("/")

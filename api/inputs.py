@@ -112,6 +112,22 @@ class Text(fields.String):
         return text
 
 
+class HexDigits(fields.String):
+    """`digits` hex digits a client sends (a contribution's 32 random bytes, R1.7): of
+    another length or with another character, a refusal (422) naming the field."""
+
+    def __init__(self, digits: int, **options: Any) -> None:
+        super().__init__(metadata={"pattern": f"^[0-9a-fA-F]{{{digits}}}$", **options.pop(
+            "metadata", {})}, **options)
+        self.digits = digits
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text: str = super()._deserialize(value, attr, data, **kwargs)
+        if len(text) != self.digits or not all(c in "0123456789abcdefABCDEF" for c in text):
+            raise ValidationError(Refusal(f"Must be {self.digits} hex digits."))
+        return text.lower()
+
+
 class AccountReference(fields.String):
     """`player:<id>`, `kitty:<table id>` or `treasury`, parsed, never matched as text."""
 

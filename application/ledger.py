@@ -14,6 +14,7 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 
 from application.base import Decision, LedgerBase, Outcome, _expect, _hash, _postings_of
+from application.contributions import ContributionCommands
 from application.disputes import DisputeCommands
 from application.eventstore import VersionConflict
 from application.tokens import TokenCommands
@@ -37,7 +38,8 @@ def chip_count(amount: int) -> str:
     return f"{amount} chip{'' if amount == 1 else 's'}"
 
 
-class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
+class Ledger(TokenCommands, DisputeCommands, WebhookCommands, ContributionCommands,
+             LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------
@@ -274,5 +276,6 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
                 # The table was read after a rival command ended this deal: the deal we
                 # decided on is stale. Decide again from fresh state.
                 raise VersionConflict(f"deal {engine.deal_id} already ended at its table")
-            table.record(table.trial().end_deal(engine), actor)
+            # A pack that must be shuffled is committed to now (R1.4, R1.7, decision 135).
+            table.record(table.trial().end_deal(engine, seed=self.new_seed()), actor)
         return [deal, table, *accounts.values()]

@@ -1,5 +1,6 @@
 """Deals for dispute audits: each deal, its events in order, and the shuffle commitments of
-its table with the seeds once revealed (R1.7, R7.5).
+its table with the seeds once revealed, the players' contributions to each pack and the
+first deal dealt from it (R1.7, R7.5).
 
 The audit itself is built when it is read: the timeline from the rows, every posting with its
 rule and reason, and a verification that re-decides the deal from its facts.
@@ -17,6 +18,7 @@ from domain.aggregates import DealAggregate, TableAggregate, posting_id
 from domain.engine import facts as f
 from domain.engine.deal import Deal
 from domain.engine.postings import Posting, net_changes
+from domain.engine.shuffle import mixed_seed
 from domain.engine.verification import verify_deal
 from domain.errors import PontoonError
 from projections.base import ReadModel, at, dumps
@@ -30,13 +32,20 @@ DEAL_EVENTS = tuple(value for name, value in vars(DealAggregate).items()
 
 class AuditModel(ReadModel):
     name = "audit"
-    reads = (*DEAL_EVENTS, TableAggregate.PackShuffled)
-    tables = ("deals", "deal_events", "shuffles")
+    reads = (*DEAL_EVENTS, TableAggregate.PackShuffled, TableAggregate.ContributionAdded)
+    tables = ("deals", "deal_events", "shuffles", "pack_contributions")
 
     def statements(self, event: Any, position: int) -> Iterable[Statement]:
         kind = type(event).__name__
         if isinstance(event, TableAggregate.PackShuffled):
             yield from _shuffled(event, position)
+            return
+        if isinstance(event, TableAggregate.ContributionAdded):
+            fact = event.fact
+            yield ("INSERT INTO pack_contributions (table_id, commitment, position, player_id, "
+                   "value, at) VALUES (%s, %s, %s, %s, %s, %s)",
+                   (str(event.originator_id), fact["commitment"], position,
+                    fact["player_id"], fact["value"], at(event)))
             return
         deal_id = str(event.originator_id)
         fact = event.fact
@@ -46,6 +55,10 @@ class AuditModel(ReadModel):
                    "(%s, %s, %s, %s, %s, 'open', %s, %s, %s)",
                    (deal_id, fact["table_id"], fact["number"], fact["banker"],
                     dumps(fact["players"]), fact["commitment"], at(event), position))
+            if fact["commitment"] is not None:  # the pack's first deal closes it (R1.7)
+                yield ("UPDATE shuffles SET dealt_position = %s WHERE table_id = %s AND "
+                       "commitment = %s AND dealt_position IS NULL",
+                       (position, fact["table_id"], fact["commitment"]))
         elif kind in ("DealSettled", "DealVoided"):
             yield ("UPDATE deals SET phase = %s, ended_at = %s, ended_position = %s "
                    "WHERE deal_id = %s",
@@ -110,6 +123,8 @@ def audit(store: ReadStore, deal_id: str, *, names: dict[str, str]) -> dict[str,
     history = [f.Fact.from_dict(row["type"], json.loads(row["fact"])) for row in rows]
     over = deal["phase"] in ("settled", "void")
     seed = revealed_seed(store, deal["table_id"], deal["commitment"])
+    opened = history[0] if history and isinstance(history[0], f.DealStarted) else None
+    contributions = list(opened.contributions) if opened else []
     verification = verify_deal(history) if history else None
     postings = _postings(deal_id, rows, history, names, _entries(store, deal_id))
     disputes = disputes_of_deal(store, deal_id, names)
@@ -123,7 +138,9 @@ def audit(store: ReadStore, deal_id: str, *, names: dict[str, str]) -> dict[str,
         "postings": postings,
         "pack": {"commitment": deal["commitment"], "seed": seed,
                  "seed_matches": None if seed is None else
-                 hashlib.sha256(bytes.fromhex(seed)).hexdigest() == deal["commitment"]},
+                 hashlib.sha256(bytes.fromhex(seed)).hexdigest() == deal["commitment"],
+                 "contributions": contributions,
+                 "mixed_seed": None if seed is None else mixed_seed(seed, contributions)},
         "verification": verification.to_dict() if verification else
         {"replayed": False, "chips_conserved": False, "differences": ["no events"]},
         "fair_shuffle": fair_shuffle(store, deal["table_id"]),

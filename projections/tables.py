@@ -107,11 +107,36 @@ def deal_page(store: ReadStore, table_id: str, *, start: str | None = None,
 def pack_page(store: ReadStore, table_id: str, *, after: int | None = None,
               limit: int = 50) -> list[dict[str, Any]]:
     """A table's packs in the order shuffled, each seed once the next shuffle revealed it
-    (R1.7); cursor: the position of the last pack's shuffle."""
+    and the players' contributions mixed into it (R1.7); cursor: the position of the last
+    pack's shuffle."""
     where, params = "table_id = %s", list[Any]([table_id])
     if after is not None:
         where += " AND shuffled_position > %s"
         params.append(after)
-    return store.rows("SELECT commitment, seed, shuffled_position, revealed_position "
-                      f"FROM shuffles WHERE {where} ORDER BY shuffled_position LIMIT %s",
-                      (*params, limit))
+    rows = store.rows("SELECT commitment, seed, shuffled_position, revealed_position, "
+                      f"dealt_position FROM shuffles WHERE {where} "
+                      "ORDER BY shuffled_position LIMIT %s", (*params, limit))
+    mixed = contributions_to(store, table_id, [row["commitment"] for row in rows])
+    for row in rows:
+        row["contributions"] = mixed.get(row["commitment"], [])
+    return rows
+
+
+def contributions_to(store: ReadStore, table_id: str, commitments: list[str]
+                     ) -> dict[str, list[dict[str, Any]]]:
+    """The contributions to each of a table's packs, in the order recorded (R1.7)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    if not commitments:
+        return found
+    marks = ", ".join(["%s"] * len(commitments))
+    for row in store.rows("SELECT commitment, player_id, value, position, at FROM "
+                          f"pack_contributions WHERE table_id = %s AND commitment IN ({marks}) "
+                          "ORDER BY position", (table_id, *commitments)):
+        found.setdefault(row.pop("commitment"), []).append(row)
+    return found
+
+
+def packs_awaiting_a_deal(store: ReadStore) -> list[str]:
+    """Tables whose current pack is committed to and not yet dealt from (R1.7)."""
+    return [row["table_id"] for row in store.rows(
+        "SELECT DISTINCT table_id FROM shuffles WHERE dealt_position IS NULL")]

@@ -3,8 +3,9 @@
 - every deal decides again to exactly its recorded events (domain.engine.verification);
 - chips are conserved: each account's entries chain (balance after = before + change), each
   deal's postings match the accounts' entries one for one, and all balances sum to zero;
-- every seed matches its commitment, and every deal started from the pack its table's
-  shuffles and earlier deals give, so the seed reproduces every card dealt (R1.7);
+- every seed matches its commitment, every contribution was made in its pack's window, and
+  every deal started from the pack its table's shuffles, the players' contributions and
+  earlier deals give, so the seed reproduces every card dealt (R1.7; verify_packs.py);
 - nothing recorded was changed, inserted or deleted (R11.4): both hash chains, every
   snapshot against its events, a checkpoint kept outside the database, and the read models
   as witnesses of deleted events (projections/integrity.py).
@@ -25,7 +26,6 @@ from domain.aggregates import Account, DealAggregate, TableAggregate
 from domain.aggregates import posting_id as make_posting_id
 from domain.engine import facts as f
 from domain.engine.postings import TREASURY
-from domain.engine.shuffle import shuffle_pack
 from domain.engine.verification import verify_deal
 from domain.integrity import Checkpoint
 from projections.base import EventLog
@@ -33,6 +33,7 @@ from projections.decoding import Decoder
 from projections.integrity import Chain, Snapshots, checked_pages, named, witnesses
 from projections.store import ReadStore
 from projections.verify_aside import FAILURES_MAX, Helper, aside, fold, replay_finished
+from projections.verify_packs import PackChecks
 
 Progress = Callable[[int, int], None]
 # From this many events a helper process shares the work: below, starting it (a fresh
@@ -90,7 +91,7 @@ def _pass(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
     chain = Chain(report.fail, checkpoint) if report.chained and helper is None else None
     snapshots = Snapshots(recorder.select_snapshots() if report.chained and helper is None
                           else [], ledger.mapper, report.fail)
-    state = _Replay(share=helper.share if helper else None)
+    state = _Replay(PackChecks(report.fail), share=helper.share if helper else None)
     decode = Decoder(ledger.mapper)
     digest = hashlib.sha256()
     after = 0
@@ -162,10 +163,9 @@ def _check(decode: Decoder, note: Any, report: Report, state: _Replay,
 class _Replay:
     """What the pass over the log keeps to check deals, chips and seeds."""
 
+    packs: PackChecks
     # By the deal id's int (a UUID hashes in Python, an int in C: a million deal events).
     open_deals: dict[int, list[f.Fact]] = field(default_factory=dict)
-    expected_packs: dict[str, list[str] | None] = field(default_factory=dict)  # by table
-    deal_packs: dict[str, Any] = field(default_factory=dict)  # the pack a deal must start from
     balances: dict[str, int] = field(default_factory=dict)
     # The treasury's balance is derived from its counterparts' entries (application/base.py
     # `_post`); a store written before that also holds the treasury's own entries, which
@@ -176,7 +176,6 @@ class _Replay:
     treasury_owned: list[str] = field(default_factory=list)  # postings with its own entry
     entries: dict[str, list[tuple[str, str, int]]] = field(default_factory=dict)  # by posting
     deal_postings: dict[str, tuple[str, str, int]] = field(default_factory=dict)
-    rules: dict[str, int] = field(default_factory=dict)  # table -> packs
     share: int | None = None  # with a helper: it replays the finished deals `aside`
     aside: int = 0  # finished deals left to the helper
 
@@ -184,7 +183,8 @@ class _Replay:
         if isinstance(event, DealAggregate.Event | DealAggregate.DealStarted):
             _deal_event(event, report, self)
         elif isinstance(event, TableAggregate.Event | TableAggregate.TableOpened):
-            _table_event(event, report, self.expected_packs, self.deal_packs, self.rules)
+            self.packs.table_fact(str(event.originator_id),
+                                  f.Fact.from_dict(type(event).__name__, event.fact))
             _carried(event, self.deal_postings)
         elif isinstance(event, Account.Opened):
             report.accounts += 1
@@ -205,6 +205,7 @@ class _Replay:
                 self.treasury_sides[event.posting_id] = -change
 
     def finish(self, report: Report) -> None:
+        report.seeds = self.packs.seeds
         for key, history in self.open_deals.items():  # deals still in play replay so far
             deal_id = UUID(int=key)
             result = verify_deal(history)
@@ -230,7 +231,7 @@ def _deal_event(event: Any, report: Report, state: _Replay) -> None:
     history.append(fact)
     _carried(event, state.deal_postings)
     if isinstance(fact, f.DealStarted):
-        _match_pack(report, str(event.originator_id), state.deal_packs, started=(fact.pack,))
+        state.packs.deal_started(str(event.originator_id), fact)
     if isinstance(fact, f.DealSettled | f.DealVoided):
         report.deals += 1
         state.open_deals.pop(key)
@@ -247,40 +248,6 @@ def _carried(event: Any, postings: dict[str, tuple[str, str, int]]) -> None:
     for index, p in enumerate(carried):
         postings[make_posting_id(event.originator_id, event.originator_version, index)] = \
             (p["from_account"], p["to_account"], p["amount"])
-
-
-def _table_event(event: Any, report: Report, expected: dict[str, list[str] | None],
-                 deal_packs: dict[str, list[str] | None], packs: dict[str, int]) -> None:
-    table_id = str(event.originator_id)
-    fact = f.Fact.from_dict(type(event).__name__, event.fact)
-    if isinstance(fact, f.TableOpened):
-        packs[table_id] = int(fact.rules.get("packs", 1))
-        expected[table_id] = None
-    elif isinstance(fact, f.PackArranged):
-        expected[table_id] = list(fact.cards)
-    elif isinstance(fact, f.PackShuffled):
-        report.seeds += 1
-        if hashlib.sha256(bytes.fromhex(fact.seed)).hexdigest() != fact.commitment:
-            report.fail(f"table {table_id}: a seed does not match its commitment (R1.7)")
-        expected[table_id] = shuffle_pack(fact.seed, packs.get(table_id, 1))
-    elif isinstance(fact, f.DealOpened):
-        _match_pack(report, fact.deal_id, deal_packs, expected=(expected.get(table_id),))
-    elif isinstance(fact, f.DealEnded):
-        expected[table_id] = list(fact.pack_after) if fact.pack_after is not None else None
-
-
-def _match_pack(report: Report, deal_id: str, packs: dict[str, Any], *,
-                started: tuple[Any, ...] = (), expected: tuple[Any, ...] = ()) -> None:
-    """A deal's starting pack and its table's expected pack, whichever is read first."""
-    other = packs.pop(deal_id, None)
-    if other is None:
-        packs[deal_id] = ("started", started[0]) if started else ("expected", expected[0])
-        return
-    pack = started[0] if started else other[1]
-    wanted = expected[0] if expected else other[1]
-    if wanted is not None and pack != wanted:
-        report.fail(f"deal {deal_id} did not start from the pack its table's seed and earlier "
-                    "deals give (R1.4, R1.7)")
 
 
 def _entry(event: Any, report: Report, balances: dict[str, int],

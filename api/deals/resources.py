@@ -7,6 +7,7 @@ from uuid import UUID
 
 from api.auth import Forbidden, principal, require_seat_in
 from api.common import Blueprint, Shown, command_options, etag, ledger
+from api.deals.history_schemas import HandHistorySchema
 from api.deals.presenter import deal_answer, deal_view
 from api.deals.schemas import ActionSchema, AuditSchema, DealSchema, LegalActionsSchema
 from api.reads import names, read_store
@@ -15,6 +16,7 @@ from application import Outcome
 from domain.engine.legal import blind_actions, legal_actions
 from domain.errors import NotFound
 from projections.audit import audit
+from projections.hand_history import hand_history
 
 blp = Blueprint("deals", __name__, url_prefix="/v1/deals", description="Deals and actions")
 
@@ -53,6 +55,23 @@ def deal_audit(query: dict[str, Any], deal_id: UUID) -> dict[str, Any]:
     found = audit(read_store(query.get("min_position")), str(deal_id), names=names())
     if found is None:
         raise NotFound(f"the audit of deal {deal_id} is not built yet; retry with "
+                       "min_position")
+    return found
+
+
+@blp.read("/<uuid:deal_id>/history", HandHistorySchema, query=MinPositionSchema)
+def deal_hand_history(query: dict[str, Any], deal_id: UUID) -> dict[str, Any]:
+    """The hand history of a settled or void deal, for anyone who may read its audit: every
+    event with its stored bytes, the pack's commitment, seed once revealed and the players'
+    contributions, every draw with its place in the pack, the postings, and the signed
+    checkpoint with inclusion proofs; the page /verify/ checks it (R1.7)."""
+    who = principal()
+    engine = ledger().deal(str(deal_id)).engine
+    require_seat_in(who, engine, "a player reads the histories of the deals they played in")
+    found = hand_history(ledger(), read_store(query.get("min_position")), str(deal_id),
+                         names=names())
+    if found is None:
+        raise NotFound(f"the history of deal {deal_id} is not built yet; retry with "
                        "min_position")
     return found
 

@@ -104,10 +104,23 @@ class AuditPostingSchema(PostingSchema):
     explanation = fields.String(required=True)
 
 
+class AuditContributionSchema(Schema):
+    player_id = fields.String(required=True)
+    value = fields.String(required=True, metadata={"description": "64 hex digits"})
+
+
 class AuditPackSchema(Schema):
     commitment = fields.String(allow_none=True)
     seed = fields.String(allow_none=True, metadata={"description": "once revealed (R1.7)"})
     seed_matches = fields.Boolean(allow_none=True)
+    contributions = fields.List(fields.Nested(AuditContributionSchema), required=True,
+                                metadata={"description": "the players' randomness mixed into "
+                                                         "the seed, in the order recorded "
+                                                         "(R1.7)"})
+    mixed_seed = fields.String(allow_none=True, metadata={
+        "description": "the seed the pack was shuffled with, once the seed is revealed: "
+                       "HMAC-SHA256 of the contributions under the seed, or the seed itself "
+                       "without any (R1.7)"})
 
 
 class VerificationSchema(Schema):

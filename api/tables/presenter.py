@@ -17,7 +17,9 @@ def table_view(table: TableAggregate, position: int | None) -> dict[str, Any]:
         "kitty": engine.kitty if engine.rules.shoot else 0, "deal_id": engine.deal_id,
         "deals_played": engine.deals_played,
         "pack": {"mode": engine.pack_mode, "commitment": engine.commitment,
-                 "revealed": list(engine.revealed)},
+                 "revealed": list(engine.revealed),
+                 "contributions": [dict(c) for c in engine.contributions],
+                 "accepting_contributions": engine.contributions_open},
         "auction": None if engine.auction is None else
         [{"player_id": bidder, "price": price} for bidder, price in engine.auction],
         "version": table.version, "position": position,

@@ -29,6 +29,7 @@ from api.tables.schemas import (
     AuctionClosedSchema,
     BankSaleSchema,
     BidSchema,
+    ContributionSchema,
     DealCreateSchema,
     DealsSchema,
     EmptySchema,
@@ -145,6 +146,18 @@ def close_auction(body: Body, table_id: UUID) -> Outcome:
     """The banker closes the auction: the highest bid held buys the bank (R9.10)."""
     return ledger().close_auction(str(table_id), _banker_or_staff(table_id),
                                   **command_options())
+
+
+@blp.command("/<uuid:table_id>/contributions", ContributionSchema, TableSchema, status=201,
+             show=_table_answer, exact=True, guarded=True)
+def contribute(body: Body, table_id: UUID) -> Outcome:
+    """A seated player adds randomness of their own to the pack, between its commitment and
+    its first card, once a pack (R1.7): the pack is shuffled with the seed mixed from both."""
+    who = principal()
+    player_id = str(body["player_id"])
+    if who.role != "player" or who.player_id != player_id:
+        raise Forbidden("a contribution is the player's own: only their own token adds it")
+    return ledger().contribute(str(table_id), player_id, body["value"], **command_options())
 
 
 @blp.command("/<uuid:table_id>/deals", DealCreateSchema, DealSchema, status=201,

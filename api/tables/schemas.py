@@ -1,5 +1,6 @@
 from marshmallow import Schema, fields, validate
 
+from api.inputs import HexDigits
 from api.schemas import (
     CommandAnswerSchema,
     KeyedPageSchema,
@@ -55,10 +56,28 @@ class TableCreateSchema(Schema):
     pack = fields.Nested(PackSchema, load_default=dict)
 
 
+class ContributionSchema(Schema):
+    player_id = fields.UUID(required=True, metadata={
+        "description": "the seated player adding to the pack: their own token only"})
+    value = HexDigits(64, required=True, metadata={
+        "description": "32 random bytes as 64 hex digits, chosen by the player (R1.7)"})
+
+
+class ContributedSchema(Schema):
+    player_id = fields.String(required=True)
+    value = fields.String(required=True, metadata={"description": "64 hex digits"})
+
+
 class PackViewSchema(Schema):
     mode = fields.String(required=True)
     commitment = fields.String(allow_none=True, metadata={
         "description": "SHA-256 of the current pack's secret seed (R1.7)"})
+    contributions = fields.List(fields.Nested(ContributedSchema), required=True, metadata={
+        "description": "the players' randomness mixed into the current pack's seed, in the "
+                       "order recorded (R1.7)"})
+    accepting_contributions = fields.Boolean(required=True, metadata={
+        "description": "true between the pack's commitment and its first card: seated "
+                       "players may add theirs (POST /v1/tables/{id}/contributions)"})
     revealed = fields.List(fields.Dict(), metadata={
         "description": f"the last {KEPT_PACKS} earlier packs' commitments with their now "
                        "public seeds, oldest first; every pack: GET /v1/tables/{id}/packs"})
@@ -185,6 +204,11 @@ class DealsSchema(PageSchema):
     items = fields.List(fields.Nested(DealListedSchema), required=True)
 
 
+class PackContributionSchema(ContributedSchema):
+    position = fields.Integer(required=True)
+    at = time_text(required=True)
+
+
 class PackListedSchema(Schema):
     """Dumped from a row of the shuffles read model."""
 
@@ -196,6 +220,12 @@ class PackListedSchema(Schema):
         "description": "the log position of the shuffle (the list's order and cursor)"})
     revealed_position = fields.Integer(allow_none=True, required=True, metadata={
         "description": "the log position of the next shuffle, which revealed the seed"})
+    dealt_position = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "the log position of the first deal dealt from the pack, which "
+                       "closed it to contributions; null while none (R1.7)"})
+    contributions = fields.List(fields.Nested(PackContributionSchema), required=True,
+                                metadata={"description": "mixed into the seed in this order "
+                                                         "(R1.7)"})
 
 
 class PacksSchema(PageSchema):

@@ -14,16 +14,18 @@ import click
 
 from cli.simulate.between_deals import BetweenDeals
 from cli.simulate.client import ApiError
+from cli.simulate.entropy import Contributions
 from cli.simulate.strategy import choose_action
 
 MAX_REFUSALS = 25  # refused actions in a row before a deal is given up as stuck
 OVER = ("settled", "void")
 
 
-class Simulation(BetweenDeals):
+class Simulation(Contributions, BetweenDeals):
     """A table of bots: set up (`Session`), kept between deals (`BetweenDeals`), and played."""
 
     def start_deal(self) -> dict[str, Any]:
+        self.contribute()  # a fresh pack: the bots' randomness first (R1.7)
         self.dealt_by = self.table.get("banker")
         for attempt in range(3):
             try:

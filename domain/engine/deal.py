@@ -41,13 +41,16 @@ class Deal(Staking, Shooting, PlayersTurns, Ending):
     @classmethod
     def start(cls, *, deal_id: str, table_id: str, number: int, banker: str,
               seats: Sequence[str], rules: TableRules, pack: Iterable[str] | None, kitty: int,
-              commitment: str | None, cards: Sequence[str] | None = None
+              commitment: str | None, cards: Sequence[str] | None = None,
+              contributions: Sequence[Mapping[str, str]] = ()
               ) -> tuple[Deal, list[f.Fact]]:
-        """R3.4: one card face down to each player from the banker's left, then the banker."""
+        """R3.4: one card face down to each player from the banker's left, then the banker.
+        `contributions`: the players' randomness the pack was shuffled with (R1.7)."""
         start = seats.index(banker)
         players = [seats[(start + i) % len(seats)] for i in range(1, len(seats))]
         opened = f.DealStarted(deal_id, table_id, number, banker, players, rules.to_dict(),
-                               list(pack) if pack is not None else None, kitty, commitment)
+                               list(pack) if pack is not None else None, kitty, commitment,
+                               [dict(c) for c in contributions])
         deal = cls()
         return deal, deal._decide(lambda d, supply: d._open(opened, supply), cards)
 

@@ -149,6 +149,9 @@ class DealStarted(Fact):
     pack: list[str] | None  # top first; None in recorded mode (R1.7)
     kitty: int
     commitment: str | None
+    # The players' contributions mixed into the pack's seed, in the order recorded (R1.7);
+    # every deal dealt from the pack carries them.
+    contributions: list[dict[str, str]] = field(default_factory=list)
 
 
 class CardDealt(HandFact):
@@ -274,6 +277,13 @@ class PackShuffled(Fact):
     commitment: str
     revealed_seed: str | None  # the previous pack's seed, now public
     rule: str
+
+
+class ContributionAdded(SeatFact):
+    """A seated player's randomness for the pack committed to and not yet dealt from (R1.7)."""
+
+    value: str  # 64 hex digits
+    commitment: str  # the pack it is mixed into
 
 
 class PlayerSeated(SeatFact):

@@ -16,7 +16,13 @@ from domain.engine.cards import check_ordered_pack
 from domain.engine.deal import Deal
 from domain.engine.deal_state import VOID, DealState
 from domain.engine.rules import TableRules
-from domain.engine.shuffle import commitment, cut_for_bank, derived_seed, shuffle_pack
+from domain.engine.shuffle import (
+    check_contribution,
+    commitment,
+    cut_for_bank,
+    derived_seed,
+    shuffle_pack,
+)
 from domain.engine.table_bank import BankAndKitty
 from domain.errors import InvalidSetup, InvariantBroken, NotAllowed, NotNow
 
@@ -87,22 +93,28 @@ class Table(BankAndKitty):
         """
         self._check_deal_may_start(chips, cards)
         table_facts: list[f.Fact] = []
-        pack, committed = self.pack, self.commitment
+        pack, committed, mixed = self.pack, self.commitment, self.contributions
         if self.needs_shuffle and self.pack_mode != "recorded":
+            # A pack whose last deal ended before shuffles were committed at once (end_deal).
             shuffled = self._reshuffle(seed)
             table_facts.append(shuffled)
-            pack, committed = shuffle_pack(shuffled.seed, self.rules.packs), shuffled.commitment
+            pack, committed, mixed = shuffle_pack(shuffled.seed, self.rules.packs), \
+                shuffled.commitment, []
         table_facts.append(f.DealOpened(deal_id, self.next_deal_number()))
         deal, deal_facts = Deal.start(
             deal_id=deal_id, table_id=self.table_id, number=self.next_deal_number(),
             banker=self.banker, seats=self.seats, rules=self.rules, pack=pack,
-            kitty=self.kitty, commitment=committed, cards=cards)
+            kitty=self.kitty, commitment=committed, contributions=mixed, cards=cards)
         for fact in table_facts:
             self.apply(fact)
         return deal, table_facts, deal_facts
 
-    def end_deal(self, deal: DealState) -> list[f.Fact]:
-        """Take back what a finished deal changed: banker, kitty, pack (R1.4, R1.6, R8.1)."""
+    def end_deal(self, deal: DealState, seed: str | None = None) -> list[f.Fact]:
+        """Take back what a finished deal changed: banker, kitty, pack (R1.4, R1.6, R8.1).
+
+        `seed` is fresh secret randomness: when the pack must be shuffled the next one is
+        committed to at once, so that players may add to it before its first card (R1.7,
+        docs/decisions.md 135). Without it the shuffle waits for the next deal's start."""
         if not deal.is_over or deal.deal_id != self.deal_id:
             raise InvariantBroken(f"table {self.table_id} cannot end deal {deal.deal_id}: its "
                                   f"open deal is {self.deal_id}, and only a finished deal ends",
@@ -110,13 +122,35 @@ class Table(BankAndKitty):
         if deal.phase == VOID:
             voided = deal.voided
             assert voided is not None
-            return self._record(f.DealEnded(deal.deal_id, VOID, self.banker, deal.kitty,
-                                            voided.pack_after, voided.shuffle_needed))
-        settled = deal.settlement
-        assert settled is not None
-        return self._record(f.DealEnded(deal.deal_id, deal.phase, settled.next_banker,
-                                        settled.kitty_after, settled.pack_after,
-                                        settled.pontoon_held))
+            ended = self._record(f.DealEnded(deal.deal_id, VOID, self.banker, deal.kitty,
+                                             voided.pack_after, voided.shuffle_needed))
+        else:
+            settled = deal.settlement
+            assert settled is not None
+            ended = self._record(f.DealEnded(deal.deal_id, deal.phase, settled.next_banker,
+                                             settled.kitty_after, settled.pack_after,
+                                             settled.pontoon_held))
+        if seed is not None and self.needs_shuffle and self.pack_mode != "recorded":
+            ended += self._record(self._reshuffle(seed))
+        return ended
+
+    def contribute(self, player_id: str, value: str) -> list[f.Fact]:
+        """A seated player's randomness for the pack, between its commitment and its first
+        card; once per player and pack (R1.7's December Decision, docs/decisions.md 135)."""
+        if self.pack_mode != "shuffled":
+            raise NotNow(f"a table in {self.pack_mode} mode takes no contributions: only a "
+                         "shuffled pack is mixed with the players' randomness (R1.7)", "R1.7")
+        if player_id not in self.seats:
+            raise NotAllowed(f"{player_id} is not seated at this table: only its seated "
+                             "players add to its pack (R1.7)", "R1.7")
+        value = check_contribution(player_id, value)
+        if not self.contributions_open or self.commitment is None:
+            raise NotNow("this pack's first card is dealt: contributions are taken between "
+                         "a pack's commitment and its first card (R1.7)", "R1.7")
+        if any(c["player_id"] == player_id for c in self.contributions):
+            raise NotNow(f"{player_id} has already added to this pack; one contribution a "
+                         "player and pack (R1.7)", "R1.7")
+        return self._record(f.ContributionAdded(player_id, value, self.commitment))
 
     def _check_deal_may_start(self, chips: Mapping[str, int] | None,
                               cards: Sequence[str] | None) -> None:

@@ -11,7 +11,7 @@ from typing import Any, Self
 
 from domain.engine import facts as f
 from domain.engine.rules import TableRules
-from domain.engine.shuffle import shuffle_pack
+from domain.engine.shuffle import mixed_seed, shuffle_pack
 from domain.errors import NotNow
 
 # The earlier packs a table keeps, newest last (R1.7): enough for its view. Every seed
@@ -37,6 +37,10 @@ class TableState(f.FactState):
         self.revealed: list[dict[str, str]] = []
         self.shuffles = 0
         self.needs_shuffle = False
+        # The players' randomness for the current pack, in the order recorded, and whether
+        # more is taken: from its commitment until its first card (R1.7).
+        self.contributions: list[dict[str, str]] = []
+        self.contributions_open = False
         self.kitty = 0
         self.deals_played = 0
         self.deal_id: str | None = None
@@ -117,6 +121,14 @@ class TableState(f.FactState):
         self.pack = shuffle_pack(e.seed, self.rules.packs)
         self.shuffles += 1
         self.needs_shuffle = False
+        self.contributions = []
+        self.contributions_open = self.pack_mode == "shuffled"
+
+    def _contributed(self, e: f.ContributionAdded) -> None:
+        assert self.seed is not None
+        self.contributions = [*self.contributions, {"player_id": e.player_id,
+                                                    "value": e.value}]
+        self.pack = shuffle_pack(mixed_seed(self.seed, self.contributions), self.rules.packs)
 
     def _seated(self, e: f.PlayerSeated) -> None:
         self.seats.insert(e.position, e.player_id)
@@ -148,6 +160,7 @@ class TableState(f.FactState):
 
     def _deal_opened(self, e: f.DealOpened) -> None:
         self.deal_id = e.deal_id
+        self.contributions_open = False  # its first card is dealt now (R3.4)
 
     def _deal_ended(self, e: f.DealEnded) -> None:
         self.deal_id = None
@@ -169,4 +182,5 @@ _APPLY: dict[type[f.Fact], Callable[[TableState, Any], None]] = {
     f.BidPlaced: TableState._bid, f.AuctionClosed: TableState._auction_closed,
     f.DealOpened: TableState._deal_opened, f.DealEnded: TableState._deal_ended,
     f.KittyCorrected: TableState._kitty_corrected,
+    f.ContributionAdded: TableState._contributed,
 }

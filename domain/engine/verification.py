@@ -113,7 +113,8 @@ def verify_deal(history: Sequence[f.Fact]) -> Verification:
             deal_id=opened.deal_id, table_id=opened.table_id, number=opened.number,
             banker=opened.banker, seats=[opened.banker, *opened.players],
             rules=TableRules.from_dict(opened.rules), pack=opened.pack, kitty=opened.kitty,
-            commitment=opened.commitment, cards=first_round)
+            commitment=opened.commitment, cards=first_round,
+            contributions=opened.contributions)
         deal = Deal.replay(decided)
         for command in commands_of(history):
             decided += deal.act(command.player, command.action, hand=command.hand,

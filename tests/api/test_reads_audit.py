@@ -231,11 +231,12 @@ def test_a_reshuffle_reveals_the_earlier_packs_seed_in_the_audit(api: Api) -> No
             break
         assert deal["commitment"] == first
         played.append(deal["id"])
-        play_out(api, deal, by_id)
-        if len(played) == 1:
+        if len(played) == 1:  # in play: the deal that ends the pack reveals it (decision 135)
             assert audit_of(api, deal["id"])["pack"] == \
-                {"commitment": first, "seed": None, "seed_matches": None}, \
+                {"commitment": first, "seed": None, "seed_matches": None,
+                 "contributions": [], "mixed_seed": None}, \
                 "the seed stays secret while its pack is in play"
+        play_out(api, deal, by_id)
     else:
         raise AssertionError(f"no pontoon in {MAX_DEALS} deals")
 
@@ -257,7 +258,8 @@ def test_a_reshuffle_reveals_the_earlier_packs_seed_in_the_audit(api: Api) -> No
     assert last["type"] == "Deal.DealVoided" or last["data"]["fact"]["pontoon_held"], last
     for deal_id in played:
         audit = check_settled_audit(api, deal_id, names)
-        assert audit["pack"] == {"commitment": first, "seed": seed, "seed_matches": True}
+        assert audit["pack"] == {"commitment": first, "seed": seed, "seed_matches": True,
+                                 "contributions": [], "mixed_seed": seed}
     first_deal = audit_of(api, played[0])
     dealt = [c for m in first_deal["timeline"] if m["event"] == "CardDealt" for c in m["cards"]]
     assert dealt == shuffle_pack(seed, 1)[:len(dealt)], "the seed reproduces every card"

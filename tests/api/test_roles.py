@@ -212,6 +212,17 @@ def _audit(club: Club) -> Case:
                 s.pat, s.nell)
 
 
+def _history(club: Club) -> Case:
+    s = scene(club)
+    return Case("GET", f"/v1/deals/{s.deal_id()}/history", None, s.pat, s.nell)
+
+
+def _contribution(club: Club) -> Case:
+    s = scene(club)
+    return Case("POST", f"/v1/tables/{s.table_id}/contributions",
+                {"player_id": s.pat.id, "value": "ab" * 32}, s.pat, s.quinn)
+
+
 def _dispute(club: Club) -> Case:
     s = scene(club)
     return Case("POST", f"/v1/deals/{s.deal_id()}/disputes", {"reason": "a card was missed"},
@@ -264,9 +275,12 @@ MATRIX: dict[str, tuple[Callable[[Club], Case], frozenset[str], tuple[str, ...]]
     "GET /v1/tables/{id}/kitty-history": (_kitty_history, STAFF,
                                           ("none", "unknown", "treasurer", "operator")),
     "POST /v1/tables/{id}/deals": (_deal_start, STAFF, ROLES),
+    # A contribution is the player's own randomness: staff may not add one for them (R1.7).
+    "POST /v1/tables/{id}/contributions": (_contribution, frozenset({"self"}), ROLES),
     "GET /v1/deals/{id}": (_deal_get, STAFF_AND_SELF, ROLES),
     "POST /v1/deals/{id}/actions": (_action, STAFF_AND_SELF, ROLES),
     "GET /v1/deals/{id}/audit": (_audit, STAFF_AND_SELF, ROLES),
+    "GET /v1/deals/{id}/history": (_history, STAFF_AND_SELF, ROLES),
     "POST /v1/deals/{id}/disputes": (_dispute, STAFF_AND_SELF, ROLES),
     "GET /v1/disputes": (_disputes, TREASURER_ONLY, ROLES),
     "POST /v1/disputes/{id}/resolution": (_resolution, TREASURER_ONLY, ROLES),

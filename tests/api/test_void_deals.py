@@ -223,7 +223,8 @@ def test_r3_5_the_deal_page_tells_in_words_why_a_player_sat_out() -> None:
                   if name not in ("TableOpened", "PackArranged", "PackShuffled",
                                   "PlayerSeated", "PlayerLeft", "KittyPutUp", "BankSold",
                                   "AuctionOpened", "BidPlaced", "AuctionClosed",
-                                  "KittyCorrected", "DealOpened", "DealEnded")}
+                                  "KittyCorrected", "DealOpened", "DealEnded",
+                                  "ContributionAdded")}
 
     words = describe("PlayerSatOut", {"player": "p1", "reason": REASON, "rule": "R3.5"},
                      {"p1": "Pat"})

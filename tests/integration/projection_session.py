@@ -151,10 +151,12 @@ def play_session(ledger: Ledger, after_command: Callable[[], Any] | None = None)
     first = str(run(ledger.start_deal(s.shuffled_table)).result["deal_id"])
     s.shuffled_deals.append(first)
     run(ledger.act(first, dan, "stake", amount=3))
+    # Dan's pontoon ends the pack: the next one is committed to as the deal ends (R1.4,
+    # R1.7, docs/decisions.md 135), from the seed given now.
+    seeds["next"] = OPEN_SEED
     run(ledger.act(first, cat, "stay"))
     assert ledger.deal(first).engine.phase == "settled"
     assert ledger.table(s.shuffled_table).engine.banker == dan
-    seeds["next"] = OPEN_SEED
     second = str(run(ledger.start_deal(s.shuffled_table)).result["deal_id"])
     s.shuffled_deals.append(second)
     run(ledger.act(second, cat, "stake", amount=2))

@@ -73,6 +73,7 @@ PINNED_TOPICS = [
     "domain.aggregates:TableAggregate.DealOpened",
     "domain.aggregates:TableAggregate.DealEnded",
     "domain.aggregates:TableAggregate.KittyCorrected",
+    "domain.aggregates:TableAggregate.ContributionAdded",
     "domain.aggregates:Account.Opened",
     "domain.aggregates:Account.Moved",
     "domain.aggregates:Account.Credited",

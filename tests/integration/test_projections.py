@@ -327,7 +327,8 @@ def test_shuffles_are_recorded_with_their_commitment_and_the_seed_once_revealed(
     report = audit(store, session.shuffled_deals[0], names={})
     assert report is not None
     assert report["pack"] == {"commitment": commitment(PONTOON_SEED), "seed": PONTOON_SEED,
-                              "seed_matches": True}
+                              "seed_matches": True, "contributions": [],
+                              "mixed_seed": PONTOON_SEED}
 
 
 # --- disputes (R11.4) ----------------------------------------------------------------------------

@@ -96,6 +96,8 @@ def play_at_random(ledger: Ledger, deals: int, seed: int = 11) -> None:
         table = ledger.table(table_id).engine
         if table.kitty_needed:
             ledger.put_up_kitty(table_id, table.banker, 50)
+        if table.contributions_open:  # a fresh pack: a player adds to it (R1.7)
+            ledger.contribute(table_id, seats[1 + number % 5], f"{rng.getrandbits(256):064x}")
         deal_id = str(ledger.start_deal(table_id).result["deal_id"])
         for step in range(200):
             deal = ledger.deal(deal_id).engine

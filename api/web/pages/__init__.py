@@ -14,6 +14,7 @@ from api.web.pages import (  # noqa: F401
     deals,
     disputes,
     home,
+    packs,
     players,
     reports,
     sign_in,

@@ -7,7 +7,7 @@ import json
 from typing import Any
 from uuid import UUID
 
-from flask import g, redirect, request, url_for
+from flask import current_app, g, redirect, request, url_for
 from werkzeug import Response
 
 from api.inputs import text_problem
@@ -18,6 +18,7 @@ from api.web.pages.site import TEXT_MAX, arg_int, bp, render
 from api.web.present import Accounts, card, describe, principal_words
 from domain.errors import InvariantBroken, NotFound, PontoonError
 from projections.audit import audit, deal_history, deal_row
+from projections.hand_history import hand_history
 
 
 @bp.get("/deals/<uuid:deal_id>")
@@ -27,6 +28,22 @@ def deal(deal_id: UUID) -> Response:
         return refused
     return _deal_page(str(deal_id), min_position=arg_int("min_position"),
                       raised=request.args.get("raised"))
+
+
+@bp.get("/deals/<uuid:deal_id>/history")
+@staff_page(*EVERYONE)
+def deal_hand_history(deal_id: UUID) -> Response:
+    """The hand history, as GET /v1/deals/{id}/history gives it, for the signed-in reader:
+    the verifier page (/verify/) fetches it from the deal's audit page with this cookie."""
+    if refused := _not_their_deal(str(deal_id)):
+        return refused
+    found = hand_history(ledger(), read(arg_int("min_position")), str(deal_id),
+                         names=player_names(read()))
+    if found is None:
+        raise ProjectionsBehind(f"the history of deal {deal_id} is not built yet")
+    response = current_app.json.response(found)
+    response.headers["Content-Disposition"] = f'inline; filename="deal-{deal_id}.json"'
+    return response
 
 
 @bp.post("/deals/<uuid:deal_id>/disputes")

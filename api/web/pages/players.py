@@ -7,6 +7,7 @@ from typing import Any
 from werkzeug import Response
 
 from api.web.pages.lookups import accounts_in_words, deal_labels, ledger, player_names, read
+from api.web.pages.packs import awaiting
 from api.web.pages.session import staff_page
 from api.web.pages.site import arg_int, arg_text, bp, render
 from projections.balances import players
@@ -38,4 +39,4 @@ def player_home(player_id: str) -> Response:
     deals: list[dict[str, Any]] = [dict(r, deal=labels.get(r["deal_id"] or ""))
                                    for r in recent if r["kind"] == "deal"]
     return render("player_home.html", player_id=player_id, name=account.name,
-                  balance=account.balance, deals=deals)
+                  balance=account.balance, deals=deals, waiting=awaiting(player_id))

@@ -34,7 +34,11 @@ class FormError(Exception):
     """A form filled in wrongly (400), shown on the page the form is on."""
 
 
-def render(template: str, status: int = 200, **context: Any) -> Response:
+def render(template: str, status: int = 200, *, scripts: bool = False, **context: Any
+           ) -> Response:
+    """`scripts`: the page loads a script of the site's own (a contribution's randomness,
+    pages/packs.py); every other page allows none."""
+    g.page_scripts = scripts
     return make_response(render_template(template, **context), status)
 
 
@@ -95,8 +99,9 @@ def words() -> dict[str, Any]:
 def headers(response: Response) -> Response:
     if response.mimetype == "text/html":
         response.headers["Cache-Control"] = "no-store"
+        scripts = "'self'" if g.get("page_scripts") else "'none'"
         response.headers["Content-Security-Policy"] = (
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'none'; "
+            f"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src {scripts}; "
             "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "same-origin"
