@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from cli.common import ready_store
 from cli.main import main
 
 PG_DUMP = ("pg_dump --format=custom --no-owner --schema=SCHEMA --file=pontoon.dump "
@@ -23,14 +24,14 @@ def backup(path: Path) -> None:
     from config import Settings
 
     settings = Settings.from_env()
-    if settings.store == "postgres":
-        raise click.ClickException(
-            "with PostgreSQL, back up with pg_dump, e.g.\n  " + PG_DUMP
-            + "\nand restore with pg_restore (README, Backups)")
-    try:
-        copy_store(settings, path)
-    except (FileExistsError, FileNotFoundError, ValueError) as refused:
-        raise click.ClickException(str(refused)) from None
+    if settings.store != "sqlite":
+        raise click.UsageError(f"`pontoon backup` copies a SQLite store; back up PostgreSQL "
+                               f"with pg_dump, e.g. `{PG_DUMP}`, and restore with pg_restore "
+                               "(README, Backups)")
+    ready_store(settings)
+    if path.exists():
+        raise click.BadParameter(f"{path} exists already; name a new file", param_hint="PATH")
+    copy_store(settings, path)
     Console().print(f"backed up {settings.sqlite_path} to {path} "
                     f"({path.stat().st_size} bytes); check it with "
                     f"PONTOON_DATABASE_URL=sqlite:///{path} pontoon verify")

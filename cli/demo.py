@@ -22,7 +22,9 @@ def play_demo(console: Console, *, seed: str | None = None, players: int = 4,
     rng = random.Random(seed)
     counter = iter(range(1, 1_000_000))
     club = Club(new_seed=lambda: hashlib.sha256(f"{seed}:{next(counter)}".encode()).hexdigest())
-    names = NAMES[:max(2, min(players, len(NAMES)))]
+    if not 2 <= players <= len(NAMES):  # refused, never clamped (`pontoon demo --players`)
+        raise ValueError(f"the demo seats 2 to {len(NAMES)} players, not {players}")
+    names = NAMES[:players]
     ids = {name: club.register_player(name) for name in names}
     for player_id in ids.values():
         club.buy_in(player_id, 100)

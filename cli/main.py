@@ -7,6 +7,8 @@ from importlib.metadata import PackageNotFoundError, version
 import click
 from rich.console import Console
 
+from cli.common import SERVICE, Group
+
 
 def _installed_version() -> str:
     try:
@@ -15,7 +17,7 @@ def _installed_version() -> str:
         return "unknown"
 
 
-@click.group()
+@click.group(cls=Group, environment=SERVICE)
 @click.version_option(_installed_version(), prog_name="pontoon")
 def main() -> None:
     """Pontoon chip ledger: the REST service, its store, read models and tools."""
@@ -24,12 +26,13 @@ def main() -> None:
     try:  # a setting that makes no sense stops every command at once, by its name
         Settings.from_env()
     except ValueError as error:
-        raise click.ClickException(str(error)) from None
+        raise click.UsageError(str(error)) from None
 
 
-@main.command()
+@main.command(environment=())
 @click.option("--seed", type=str, default=None, help="Shuffle seed, for a repeatable game.")
-@click.option("--players", type=int, default=4, show_default=True, help="Seated players.")
+@click.option("--players", type=click.IntRange(2, 8), default=4, show_default=True,
+              help="Seated players (the demo has eight names).")
 def demo(seed: str | None, players: int) -> None:
     """Play a demonstration game through the rules engine."""
     # Imported here so that `pontoon --help` stays fast.
@@ -38,7 +41,7 @@ def demo(seed: str | None, players: int) -> None:
     play_demo(Console(), seed=seed, players=players)
 
 
-@main.command()
+@main.command(environment=("PONTOON_TREASURER_TOKEN",))
 @click.option("--players", type=click.IntRange(2, 14), default=6, show_default=True,
               help="Bots to register and seat.")
 @click.option("--deals", type=click.IntRange(1), default=500, show_default=True,

@@ -8,7 +8,16 @@ from typing import Any
 import click
 from rich.console import Console
 
-from cli.common import open_projections, progress_bar
+from cli.common import (
+    STORE,
+    emit_json,
+    open_projections,
+    opened_ledger,
+    output_console,
+    progress_bar,
+    shape_option,
+    writable_file,
+)
 from cli.main import main
 
 
@@ -17,9 +26,10 @@ def projections() -> None:
     """The read models: run, rebuild, status."""
 
 
-
-
-@projections.command("run")
+@projections.command("run", environment=(*STORE, "PONTOON_LOG_LEVEL",
+                                          "PONTOON_WEBHOOK_RETRY_BASE",
+                                          "PONTOON_WEBHOOK_RETRY_FOR",
+                                          "PONTOON_WEBHOOK_TIMEOUT"))
 def projections_run() -> None:
     """Run the read models and webhook deliveries in a process of their own (until Ctrl-C).
 
@@ -53,7 +63,7 @@ def projections_run() -> None:
 def projections_rebuild() -> None:
     """Drop every read model's rows and apply the whole event log again."""
     _, ledger, runner = open_projections()
-    console = Console()
+    console = output_console()
     try:
         with progress_bar(console, "rebuild") as bar:
             task = bar.add_task("rebuilding", total=max(runner.head(), 1))
@@ -65,31 +75,39 @@ def projections_rebuild() -> None:
 
 
 @projections.command("status")
-def projections_status() -> None:
-    """Each read model's position in the event log and how far behind it is."""
+@shape_option()
+def projections_status(shape: str) -> None:
+    """Each read model's position in the event log and how far behind it is. As JSON:
+    {"read_models": {NAME: {"position": N, "lag": N}}}."""
     from rich.table import Table as RichTable
 
     _, ledger, runner = open_projections()
     try:
-        grid = RichTable("read model", "position", "lag (events)")
-        for name, state in runner.status().items():
-            grid.add_row(name, str(state["position"]), str(state["lag"]))
-        Console().print(grid)
+        status = runner.status()
     finally:
         ledger.close()
+    if shape == "json":
+        emit_json({"read_models": status})
+        return
+    grid = RichTable("read model", "position", "lag (events)")
+    for name, state in status.items():
+        grid.add_row(name, str(state["position"]), str(state["lag"]))
+    output_console().print(grid)
 
 
 @main.command()
 @click.option("--checkpoint", "sealed", default=None, metavar='"POSITION HASH"',
               help="A checkpoint kept outside the database: the log must still extend it.")
-def verify(sealed: str | None) -> None:
+@shape_option()
+def verify(sealed: str | None, shape: str) -> None:
     """Re-check every deal, chip conservation, every shuffle commitment and that nothing
-    recorded was changed, inserted or deleted (the hash chains and snapshots)."""
+    recorded was changed, inserted or deleted (the hash chains and snapshots). Exits 1 when
+    anything fails. As JSON: {"ok", "events", "deals", "accounts", "seeds", "snapshots",
+    "chained", "extends", "checkpoint": {"position", "hash"} or null, "failures": [...]}."""
     import dataclasses
     import functools
 
     from application.store import build_ledger
-    from config import Settings
     from domain.integrity import Checkpoint
     from projections.store import read_store
     from projections.verify import verify as run_verify
@@ -98,23 +116,30 @@ def verify(sealed: str | None) -> None:
         checkpoint = Checkpoint.parse(sealed) if sealed is not None else None
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--checkpoint") from None
-    settings = Settings.from_env()
-    ledger = build_ledger(settings)
-    console = Console()
-    try:
-        with progress_bar(console, "verify") as bar:
-            task = bar.add_task("verifying", total=max(ledger.recorder.max_notification_id()
-                                                       or 0, 1))
-            report = run_verify(ledger, lambda position, head: bar.update(
-                task, completed=position, total=max(head, 1)), checkpoint=checkpoint,
-                store=read_store(ledger, settings),
-                # A long log is shared with a helper process that opens the store again
-                # (one connection is all it uses).
-                reopen=functools.partial(build_ledger, dataclasses.replace(
-                    settings, pool_size=1, pool_overflow=0))
-                if settings.store != "memory" else None)
-    finally:
-        ledger.close()
+    console = output_console()
+    with opened_ledger() as (settings, ledger), progress_bar(console, "verify") as bar:
+        task = bar.add_task("verifying", total=max(ledger.recorder.max_notification_id()
+                                                   or 0, 1))
+        report = run_verify(ledger, lambda position, head: bar.update(
+            task, completed=position, total=max(head, 1)), checkpoint=checkpoint,
+            store=read_store(ledger, settings),
+            # A long log is shared with a helper process that opens the store again
+            # (one connection is all it uses).
+            reopen=functools.partial(build_ledger, dataclasses.replace(
+                settings, pool_size=1, pool_overflow=0))
+            if settings.store != "memory" else None)
+    if shape == "json":
+        sealed_now = report.checkpoint
+        emit_json({"ok": report.ok, "events": report.events, "deals": report.deals,
+                   "accounts": report.accounts, "seeds": report.seeds,
+                   "snapshots": report.snapshots, "chained": report.chained,
+                   "extends": None if checkpoint is None else str(checkpoint),
+                   "checkpoint": None if sealed_now is None else
+                   {"position": sealed_now.position, "hash": sealed_now.hash},
+                   "failures": report.failures})
+        if not report.ok:
+            raise SystemExit(1)
+        return
     _print_report(console, report, checkpoint)
 
 
@@ -139,20 +164,20 @@ def _print_report(console: Console, report: Any, checkpoint: Any) -> None:
 
 
 @main.command()
-def checkpoint() -> None:
+@shape_option()
+def checkpoint(shape: str) -> None:
     """Print `POSITION HASH`, sealing the log up to its head: keep it outside the database
-    (after each club night), and check it later with `pontoon verify --checkpoint`."""
+    (after each club night), and check it later with `pontoon verify --checkpoint`. As
+    JSON: {"position": N, "hash": "HEX"}."""
     from application.eventstore import checkpoint as latest
-    from application.store import build_ledger
-    from config import Settings
 
-    ledger = build_ledger(Settings.from_env())
-    try:
+    with opened_ledger() as (_, ledger):
         sealed = latest(ledger)
-    finally:
-        ledger.close()
     if sealed is None:
         raise click.ClickException("the log is empty (or kept in memory): nothing to seal")
+    if shape == "json":
+        emit_json({"position": sealed.position, "hash": sealed.hash})
+        return
     click.echo(str(sealed))
 
 
@@ -170,6 +195,16 @@ def _bound(text: str | None, *, end: bool = False) -> str | None:
             continue
     raise click.BadParameter(f"{text!r}: give a time (2026-12-05T20:00) or a date "
                              "(2026-12-05)")
+
+
+def _period_bounds(start: str | None, end: str | None) -> tuple[str | None, str | None]:
+    """`--from` and `--to` read as the API reads them, and refused as it refuses them when
+    the period is reversed or empty (`from` must come before `to`)."""
+    first, last = _bound(start), _bound(end, end=True)
+    if first is not None and last is not None and first >= last:
+        raise click.UsageError(f"--from {start} is not before --to {end}: the period would "
+                               "be empty or reversed; give the earlier date first")
+    return first, last
 
 
 def _player(store: object, given: str | None) -> str | None:
@@ -195,8 +230,9 @@ PERIOD = [
                  help="Start of the period (UTC), inclusive: a time or a date."),
     click.option("--to", "end", metavar="TIME|DATE",
                  help="End of the period (UTC), exclusive: a time, or a date to its end."),
-    click.option("--output", type=click.Path(dir_okay=False), default="-",
-                 help="File to write (default: standard output)."),
+    click.option("--output", default="-", metavar="FILE",
+                 callback=lambda _, __, value: writable_file("--output", value),
+                 help="File to write, in a folder that exists (default: standard output)."),
 ]
 
 
@@ -213,26 +249,48 @@ def _period(command):  # type: ignore[no-untyped-def]
 @click.option("--table", type=click.UUID, help="Only this table's postings (or kitty).")
 def export(kind: str, start: str | None, end: str | None, output: str, player: str | None,
            table: object) -> None:
-    """CSV for treasurers: statements, balances (as of --to, else now) or kitty history."""
+    """CSV for treasurers: statements, balances (as of --to, else now) or kitty history.
+    The checkpoint of the log as exported, `POSITION HASH`, is never a row of the CSV: it
+    is written beside --output as FILE.checkpoint, or on stderr with standard output (check
+    it later with `pontoon verify --checkpoint`)."""
     from datetime import UTC, datetime
 
     from application.eventstore import checkpoint
     from projections.export import Selection, write_csv
 
+    if kind == "balances" and start is not None:
+        raise click.UsageError("--from has no meaning for balances: they are as of --to "
+                               "(or now); export statements for a period's postings")
+    if kind == "kitty" and player is not None:
+        raise click.UsageError("--player has no meaning for a kitty's history; use --table")
+    first, last = _period_bounds(start, end)
     settings, ledger, runner = open_projections()
     try:
         runner.catch_up()
         sealed = checkpoint(ledger)
-        selection = Selection(_bound(start), _bound(end, end=True),
-                              _player(runner.store, player), table and str(table))
+        selection = Selection(first, last, _player(runner.store, player), table and str(table))
         now = datetime.now(UTC).isoformat(timespec="microseconds")
         with _opened(output) as handle:
-            rows = write_csv(runner.store, kind, selection, handle, now=now,
-                             checkpoint=str(sealed) if sealed is not None else None)
+            rows = write_csv(runner.store, kind, selection, handle, now=now)
     finally:
         ledger.close()
-    if output != "-":
-        Console().print(f"wrote {rows} rows to {output}")
+    _keep_checkpoint(output, sealed, rows)
+
+
+def _keep_checkpoint(output: str, sealed: Any, rows: int) -> None:
+    """The export's checkpoint in a sidecar file beside it (decision 147), or on stderr."""
+    from pathlib import Path
+
+    if output == "-":
+        if sealed is not None:
+            click.echo(f"checkpoint: {sealed}", err=True)
+        return
+    said = f"wrote {rows} rows to {output}"
+    if sealed is not None:
+        sidecar = Path(output + ".checkpoint")
+        sidecar.write_text(f"{sealed}\n", encoding="utf-8")
+        said += f", and its checkpoint to {sidecar}"
+    click.echo(said)
 
 
 @main.command()
@@ -240,13 +298,15 @@ def export(kind: str, start: str | None, end: str | None, output: str, player: s
 @click.option("--format", "shape", type=click.Choice(["table", "csv", "json"]),
               default="table", help="A table to read, CSV or JSON (as the API answers).")
 def report(start: str | None, end: str | None, output: str, shape: str) -> None:
-    """A club night or a month: each player's result and the checks that it balances."""
+    """A club night or a month: each player's result and the checks that it balances
+    (exits 1 when they do not). As JSON: the answer of GET /v1/reports/period."""
     from projections.report import period_report
 
+    first, last = _period_bounds(start, end)
     _, ledger, runner = open_projections()
     try:
         runner.catch_up()
-        found = period_report(runner.store, _bound(start), _bound(end, end=True))
+        found = period_report(runner.store, first, last)
     finally:
         ledger.close()
     with _opened(output) as handle:
@@ -279,7 +339,7 @@ def _write_report(found: dict, shape: str, handle) -> None:  # type: ignore[no-u
                                                           f"to {found['to'] or 'now'}"))
     for row in found["items"]:  # names are the clients' text: never rich markup
         grid.add_row(escape(shown[row["player_id"]]), *(str(row[c]) for c in CSV_COLUMNS[2:]))
-    console = Console(file=handle)
+    console = output_console(handle)
     console.print(grid)
     checks = found["checks"]
     console.print(f"{found['deals']} deals; disputes raised {found['disputes']['raised']}, "

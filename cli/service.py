@@ -9,7 +9,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from cli.common import where
+from cli.common import SERVICE, ready_store, where
 from cli.main import main
 
 
@@ -20,15 +20,17 @@ def migrate() -> None:
     from config import Settings
 
     settings = Settings.from_env()
+    ready_store(settings, migrated=False)  # a file that is no database, a server away
     run_migrations(settings)
     Console().print(f"migrated the {settings.store} store at {where(settings)}")
 
 
-@main.command()
+@main.command(environment=SERVICE)
 @click.option("--host", default=None, help="Default: PONTOON_HOST or 127.0.0.1.")
-@click.option("--port", type=int, default=None, help="Default: PONTOON_PORT or 8000.")
-@click.option("--workers", type=int, default=2, show_default=True)
-@click.option("--threads", type=int, default=4, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=None,
+              help="Default: PONTOON_PORT or 8000.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
+@click.option("--threads", type=click.IntRange(1, 256), default=4, show_default=True)
 @click.option("--migrate/--no-migrate", "run_migrations", default=False,
               help="Create the store's tables first (the embedded SQLite default does).")
 @click.option("--projections/--no-projections", "in_process", default=None,
@@ -60,8 +62,11 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
         raise click.ClickException(str(taken)) from None
     console = Console()
     if run_migrations:
+        ready_store(settings, migrated=False)
         run_migrations_now(settings)
-    refuse_unready_store(settings)
+    # Refused at once, with the reason, rather than each worker failing to boot in turn
+    # (a pool waits 30 s for a connection before it gives up).
+    ready_store(settings)
     if print_treasurer_token:
         if settings.treasurer_token is None:
             token, made = local_treasurer_token(settings, token_file)
@@ -77,25 +82,6 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
     console.print(f"API docs: {base}/docs", soft_wrap=True)
     console.print(f"treasurer's pages: {base}/web/ (sign in with a token)", soft_wrap=True)
     run(settings, host=host, port=port, workers=workers, threads=threads)
-
-
-def refuse_unready_store(settings: Any) -> None:
-    """Open the store once before any worker does: one that cannot be reached or is not
-    migrated stops `pontoon serve` at once with the reason, rather than each worker failing
-    to boot in turn (a pool waits 30 s for a connection before it gives up)."""
-    from application.store import migration_ids, pending_migrations
-
-    try:
-        pending = pending_migrations(settings)
-    except Exception as error:
-        reason = (str(error).strip() or repr(error)).splitlines()[0]
-        raise click.ClickException(f"cannot open the {settings.store} store at "
-                                   f"{where(settings)}: {reason}") from None
-    if pending:
-        raise click.ClickException(
-            f"the {settings.store} store at {where(settings)} is not migrated "
-            f"({len(pending)} of {len(migration_ids())} migrations to apply): run "
-            "`pontoon migrate` first, or `pontoon serve --migrate`")
 
 
 def local_treasurer_token(settings: Any, path: Path) -> tuple[str, bool]:

@@ -7,7 +7,7 @@ from datetime import datetime
 import click
 from rich.console import Console
 
-from cli.common import open_projections
+from cli.common import emit_json, open_projections, opened_ledger, output_console, shape_option
 from cli.main import main
 
 
@@ -23,23 +23,21 @@ def tokens() -> None:
               default=None, help="When it stops working, with a zone: 2027-01-31T23:00:00+00:00.")
 def create_token(role: str, label: str | None, expires_at: datetime | None) -> None:
     """Issue a token and print it once; only its SHA-256 is stored."""
-    from application.store import build_ledger
-    from config import Settings
     from domain.errors import PontoonError
 
-    ledger = build_ledger(Settings.from_env())
-    try:
-        click.echo(ledger.create_token(role, label=label, expires_at=expires_at)
-                   .result["token"])
-    except PontoonError as error:
-        raise click.ClickException(error.message) from None
-    finally:
-        ledger.close()
+    with opened_ledger() as (_, ledger):
+        try:
+            click.echo(ledger.create_token(role, label=label, expires_at=expires_at)
+                       .result["token"])
+        except PontoonError as error:
+            raise click.ClickException(error.message) from None
 
 
 @tokens.command("list")
-def list_tokens() -> None:
-    """Every token issued (never the token itself): id, role, label, expiry, revoked."""
+@shape_option()
+def list_tokens(shape: str) -> None:
+    """Every token issued (never the token itself): id, role, label, expiry, revoked. As
+    JSON: {"items": [...]}, each item as GET /v1/tokens answers it."""
     from rich.markup import escape
     from rich.table import Table as RichTable
 
@@ -48,19 +46,23 @@ def list_tokens() -> None:
     _, ledger, runner = open_projections()
     try:
         runner.catch_up()
-        grid = RichTable("id", "role", "label", "player", "created", "expires", "revoked")
-        after = 0
+        items, after = [], 0
         while rows := listed(runner.store, after=after, limit=500):
-            for row in rows:
-                # A label is the client's text: printed as written, never as rich markup.
-                grid.add_row(row["id"], row["role"], escape(row["label"] or ""),
-                             row["player_id"] or "",
-                             row["created_at"][:19], (row["expires_at"] or "never")[:19],
-                             "yes" if row["revoked_at"] else "no")
+            items += [{key: row[key] for key in ("id", "role", "label", "player_id",
+                                                 "created_at", "expires_at")}
+                      | {"revoked": row["revoked_at"] is not None} for row in rows]
             after = rows[-1]["position"]
-        Console(width=200).print(grid)
     finally:
         ledger.close()
+    if shape == "json":
+        emit_json({"items": items})
+        return
+    grid = RichTable("id", "role", "label", "player", "created", "expires", "revoked")
+    for item in items:  # a label is the client's text: printed as written, never as markup
+        grid.add_row(item["id"], item["role"], escape(item["label"] or ""),
+                     item["player_id"] or "", item["created_at"][:19],
+                     (item["expires_at"] or "never")[:19], "yes" if item["revoked"] else "no")
+    output_console().print(grid)
 
 
 @tokens.command("revoke")
@@ -69,6 +71,7 @@ def revoke_token(token_id: str) -> None:
     """Revoke the token TOKEN_ID (its id in `pontoon tokens list`): refused from now on."""
     from uuid import UUID
 
+    from domain.errors import PontoonError
     from projections.tokens import token_key
 
     _, ledger, runner = open_projections()
@@ -78,6 +81,8 @@ def revoke_token(token_id: str) -> None:
         if key is None:
             raise click.ClickException(f"there is no token {token_id}")
         ledger.revoke_token(UUID(key), token_id, by="treasurer:shell")
+    except PontoonError as error:
+        raise click.ClickException(error.message) from None
     finally:
         ledger.close()
     Console().print(f"revoked token {token_id}")

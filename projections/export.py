@@ -13,8 +13,6 @@ from projections.statements import COLUMNS, balance_at
 from projections.store import ReadStore
 from projections.tables import fair_shuffles
 
-CHECKPOINT_ROW = "# checkpoint:"
-
 NAMED = ("account_name", "from_name", "to_name", "table_name", "deal_number")
 
 
@@ -30,19 +28,16 @@ class Selection:
 
 
 def write_csv(store: ReadStore, kind: str, selection: Selection, handle: IO[str], *,
-              now: str, checkpoint: str | None = None) -> int:
-    """Write one CSV; returns the number of data rows. Balances are as of `selection.end`,
-    or `now` when the period is open. With a `checkpoint` (`POSITION HASH`, the log sealed
-    when the export was made), a last row `# checkpoint: POSITION HASH` carries it, to keep
-    with the export and check with `pontoon verify --checkpoint`."""
+              now: str) -> int:
+    """Write one CSV, a header and its rows only (a spreadsheet reads nothing else: the
+    checkpoint goes beside it, decision 147); returns the number of data rows. Balances are
+    as of `selection.end`, or `now` when the period is open."""
     writer = SafeWriter(handle)  # names are the clients': never a formula (CSV injection)
     names = Names(store)
     if kind == "balances":
         rows = _balances(store, selection, selection.end or now, names, writer)
     else:
         rows = _postings(store, kind, selection, names, writer)
-    if checkpoint is not None:
-        writer.writerow([f"{CHECKPOINT_ROW} {checkpoint}"])
     return rows
 
 

@@ -8,6 +8,7 @@ import time
 import click
 from rich.console import Console
 
+from cli.common import StoreError
 from cli.simulate.client import TRANSIENT, Api, ApiError
 from cli.simulate.report import print_summary, print_table, progress_bar
 from cli.simulate.simulation import Simulation
@@ -23,7 +24,8 @@ def run_simulation(console: Console, *, url: str, token: str, players: int, deal
     try:
         health = api.get("/v1/health", None)
     except TRANSIENT as error:
-        raise click.ClickException(f"cannot reach {url}: {error}") from None
+        raise StoreError(f"cannot reach the service at {url}: {error}; start it (`pontoon "
+                         "serve`) or give its address with --url") from None
     try:
         sim.setup()
         print_table(sim, health, url, seed)
@@ -35,7 +37,7 @@ def run_simulation(console: Console, *, url: str, token: str, players: int, deal
             raise click.ClickException(f"{error} (is --token a treasurer token?)") from None
         raise click.ClickException(str(error)) from None
     except TRANSIENT as error:
-        raise click.ClickException(f"lost the service at {url}: {error}") from None
+        raise StoreError(f"lost the service at {url}: {error}") from None
     return 1 if not ok else 130 if interrupted else 0
 
 

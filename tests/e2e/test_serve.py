@@ -349,13 +349,14 @@ def test_sigterm_while_the_workers_start_stops_the_server(tmp_path: Path) -> Non
 def test_serve_refuses_a_store_that_is_not_migrated_and_creates_nothing(
         tmp_path: Path) -> None:
     """Without --migrate a store never migrated is refused at once, with what to run,
-    rather than each worker failing to boot in turn; no file is made for it."""
+    rather than each worker failing to boot in turn; no file is made for it (exit 3: the
+    store)."""
     store = tmp_path / "none.sqlite3"
     done = subprocess.run([str(PONTOON), "serve", "--port", str(free_port())],
                           env=_env(f"sqlite:///{store}"), capture_output=True, text=True,
                           timeout=STOP_TIMEOUT, cwd=tmp_path)
-    assert done.returncode == 1
-    assert "is not migrated" in done.stderr and "pontoon migrate" in done.stderr
+    assert done.returncode == 3
+    assert "there is no store" in done.stderr and "pontoon migrate" in done.stderr
     assert not store.exists()
 
 
@@ -368,7 +369,7 @@ def test_serve_refuses_a_store_it_cannot_open(postgres_schema: str, tmp_path: Pa
     done = subprocess.run([str(PONTOON), "serve", "--port", str(free_port())],
                           env=_env(url), capture_output=True, text=True,
                           timeout=STOP_TIMEOUT, cwd=tmp_path)
-    assert done.returncode == 1
+    assert done.returncode == 3
     assert "cannot open the postgres store" in done.stderr
     assert "pontoon_no_such_database" in done.stderr
     assert time.monotonic() - began < STOP_TIMEOUT / 2

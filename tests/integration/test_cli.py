@@ -51,16 +51,16 @@ def test_the_console_command_is_installed():
 
 
 def test_a_setting_that_makes_no_sense_stops_a_command_by_its_name(tmp_path):
-    """`pontoon serve` with PONTOON_PORT=abc says which variable is wrong and exits 1,
-    without a traceback or a worker that fails to boot."""
+    """`pontoon serve` with PONTOON_PORT=abc says which variable is wrong in one line and
+    exits 2 (usage), without a traceback or a worker that fails to boot."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PONTOON_")}
     env["PONTOON_PORT"] = "abc"
     done = subprocess.run([str(PONTOON), "serve"], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=60, check=False)
 
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "PONTOON_PORT must be a whole number (0 or more), not 'abc'" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
 
 
 def test_a_worker_cannot_write_to_a_store_that_was_never_migrated(fresh_store):
@@ -110,14 +110,16 @@ def test_tokens_create_prints_a_token_whose_principal_has_the_role(
 def test_tokens_create_with_an_unknown_role_is_a_usage_error(
         store_settings, tmp_path, args, complaint):
     """Only treasurer and operator tokens are made on the command line (player tokens name
-    a player, through the API); a usage error exits 2 and records nothing."""
+    a player, through the API); a usage error is one line pointing to --help, exits 2 and
+    records nothing."""
     with fresh_ledger(store_settings) as ledger:
         before = head(ledger)
 
     refused = pontoon(store_settings.database_url, "tokens", "create", *args, cwd=tmp_path)
 
     assert refused.returncode == 2
-    assert "Usage:" in refused.stderr and complaint in refused.stderr
+    assert len(refused.stderr.splitlines()) == 1 and complaint in refused.stderr
+    assert "`pontoon tokens create --help`" in refused.stderr
     assert refused.stdout == ""
     with fresh_ledger(store_settings) as ledger:
         assert head(ledger) == before

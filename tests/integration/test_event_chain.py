@@ -131,17 +131,27 @@ def test_a_malformed_checkpoint_is_refused_as_a_usage_error(
     assert "POSITION HASH" in refused.stderr or "not hex" in refused.stderr
 
 
-def test_an_export_ends_with_the_checkpoint_of_the_log(store_settings: Settings,
-                                                       ledger: Ledger, tmp_path: Path) -> None:
-    """R11.4: `pontoon export` writes a last row `# checkpoint: POSITION HASH`, the log as
-    sealed when the export was made."""
+def test_an_export_keeps_the_checkpoint_of_the_log_beside_the_csv(
+        store_settings: Settings, ledger: Ledger, tmp_path: Path) -> None:
+    """R11.4, decision 147: `pontoon export` keeps `POSITION HASH`, the log as sealed when
+    the export was made, in a file beside the CSV (on stderr when the CSV goes to standard
+    output), never as a row a spreadsheet would read as data."""
     play_session(ledger)
+    sealed = str(ledger.recorder.checkpoint())
 
-    exported = pontoon(store_settings, "export", "--kind", "balances", cwd=tmp_path)
+    as_of = ("--kind", "balances", "--to", "2099-01-01")  # the same rows each time
+    piped = pontoon(store_settings, "export", *as_of, cwd=tmp_path)
+    filed = pontoon(store_settings, "export", *as_of, "--output",
+                    str(tmp_path / "balances.csv"), cwd=tmp_path)
 
-    assert exported.returncode == 0, exported.stderr
-    last = exported.stdout.strip().splitlines()[-1]
-    assert last == f"# checkpoint: {ledger.recorder.checkpoint()}"
+    assert piped.returncode == filed.returncode == 0, piped.stderr + filed.stderr
+    assert "checkpoint" not in piped.stdout and "#" not in piped.stdout
+    assert piped.stderr.strip() == f"checkpoint: {sealed}"
+    assert (tmp_path / "balances.csv").read_text() == piped.stdout
+    assert (tmp_path / "balances.csv.checkpoint").read_text() == sealed + "\n"
+    checked = pontoon(store_settings, "verify", "--checkpoint",
+                      (tmp_path / "balances.csv.checkpoint").read_text(), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_a_store_after_every_scenario_verifies_whole(ledger: Ledger) -> None:

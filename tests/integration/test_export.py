@@ -61,12 +61,12 @@ def fair_shuffle(ledger: Ledger, event: Any) -> str:
 
 
 def read_csv(path: Path) -> list[list[str]]:
-    """The rows, without the last one that carries the log's checkpoint (R11.4), and without
-    the name columns that follow the ids (checked on their own)."""
+    """The rows, without the name columns that follow the ids (checked on their own); the
+    log's checkpoint (R11.4) is beside the file, never a row of it (decision 147)."""
     with open(path, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
-    assert rows[-1][0].startswith("# checkpoint: "), rows[-1]
-    rows = rows[:-1]
+    assert not any(row and row[0].startswith("#") for row in rows), rows[-1]
+    assert len(Path(f"{path}.checkpoint").read_text().split()) == 2
     if rows and rows[0][:len(HEADER)] == HEADER:
         assert rows[0][len(HEADER):] == list(NAMED)
         return [row[:len(HEADER)] for row in rows]
