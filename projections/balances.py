@@ -109,6 +109,13 @@ def balance_page(store: ReadStore, kinds: Sequence[str], *, after: str | None = 
                       "LIMIT %s", (*params, limit))
 
 
+def account_count(store: ReadStore, kinds: Sequence[str]) -> int:
+    """How many accounts `balance_page` lists for `kinds`, on all its pages."""
+    marks = ", ".join(["%s"] * len(kinds))
+    return int(store.rows(f"SELECT COUNT(*) AS n FROM accounts WHERE kind IN ({marks})",
+                          list(kinds))[0]["n"])
+
+
 def balance_totals(store: ReadStore) -> dict[str, int | None]:
     """Over every account whatever a list shows: the total (0, R11.1), the players' debts and
     the last position applied."""

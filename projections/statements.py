@@ -124,3 +124,12 @@ def balance_at(store: ReadStore, account: str, *, position: int | None = None,
         rows = store.rows("SELECT balance_after FROM postings WHERE account = %s AND "
                           "at <= %s ORDER BY position DESC LIMIT 1", (account, time))
     return int(rows[0]["balance_after"]) if rows else 0
+
+
+def entry_count(store: ReadStore, account: str, *, start: str | None = None,
+                end: str | None = None, by_deal: bool = False) -> int:
+    """How many rows `statement` (or, `by_deal`, `deal_nets`) holds for the period: what a
+    printed page that shows some of them says it leaves out."""
+    where, params = _period("account = %s", [account], start, end)
+    counted = f"COUNT(DISTINCT {_GROUP})" if by_deal else "COUNT(*)"
+    return int(store.rows(f"SELECT {counted} AS n FROM postings WHERE {where}", params)[0]["n"])

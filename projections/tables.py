@@ -104,6 +104,17 @@ def deal_page(store: ReadStore, table_id: str, *, start: str | None = None,
                       f"WHERE {where} ORDER BY number {order} LIMIT %s", (*params, limit))
 
 
+def deal_count(store: ReadStore, table_id: str, *, start: str | None = None,
+               end: str | None = None) -> int:
+    """How many deals `deal_page` lists for the period, on all its pages."""
+    where, params = "table_id = %s", list[Any]([table_id])
+    for clause, value in (("started_at >= %s", start), ("started_at < %s", end)):
+        if value is not None:
+            where += f" AND {clause}"
+            params.append(value)
+    return int(store.rows(f"SELECT COUNT(*) AS n FROM deals WHERE {where}", params)[0]["n"])
+
+
 def pack_page(store: ReadStore, table_id: str, *, after: int | None = None,
               limit: int = 50) -> list[dict[str, Any]]:
     """A table's packs in the order shuffled, each seed once the next shuffle revealed it

@@ -659,13 +659,25 @@ def test_a_refused_resolution_shows_the_rule_on_the_page_not_json(site: Site) ->
     response = browser.post(f"/web/disputes/{raised['id']}/resolution", data=form)
     text = response.get_data(as_text=True)
     assert response.status_code == 422 and response.mimetype == "text/html"
-    problem = re.search(r'<div class="alert error" role="alert" id="problem">(.*?)</div>',
-                        text, flags=re.S)
+    problem = re.search(r'<div class="alert error error-summary" role="alert" id="problem" '
+                        r'tabindex="-1" autofocus>(.*?)</div>', text, flags=re.S)
     assert problem, text
     assert "Refused: rule R11.4" in visible_text(problem.group(1))
     assert "two different accounts" in problem.group(1)
     # The form keeps what was entered, on the dispute that failed.
     assert 'value="3"' in text and "same account</textarea>" in text
+    # A correction's amount that is no number: the summary links to the field, which is
+    # marked invalid and described by its own message.
+    response = browser.post(f"/web/disputes/{raised['id']}/resolution",
+                            data={**form, "amount_1": "three"})
+    text = response.get_data(as_text=True)
+    amount = re.search(r'<input id="(d\d+-amount-1)"[^>]*aria-invalid[^>]*>', text)
+    assert response.status_code == 400 and amount, text
+    field = amount.group(1)
+    assert f'<a href="#{field}">Correction 1: the amount must be a whole number' in text
+    assert f'aria-invalid="true" aria-describedby="{field}-error"' in amount.group(0)
+    assert f'<p class="field-error" id="{field}-error">Correction 1:' in text
+    assert 'value="three"' in text
     # Amounts: zero is refused by the ledger (R11.4); words are refused by the form.
     response = browser.post(f"/web/disputes/{raised['id']}/resolution",
                             data={**form, "to_1": "treasury", "amount_1": "0"})
@@ -694,8 +706,8 @@ def test_a_refused_resolution_shows_the_rule_on_the_page_not_json(site: Site) ->
                          data={"csrf": csrf(html), "decision": "rejected", "note": "twice"})
     text = again.get_data(as_text=True)
     assert again.status_code == 409
-    problem = re.search(r'<div class="alert error" role="alert" id="problem">(.*?)</div>',
-                        text, flags=re.S)
+    problem = re.search(r'<div class="alert error error-summary" role="alert" id="problem" '
+                        r'tabindex="-1" autofocus>(.*?)</div>', text, flags=re.S)
     assert problem and "already resolved" in problem.group(1), text
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from flask import g, request
+from flask import g, request, url_for
 from werkzeug import Response
 
 from api.downloads import balances_download
@@ -14,16 +14,18 @@ from api.histories import history
 from api.web.pages.lookups import accounts_in_words, deal_labels, ledger, read
 from api.web.pages.session import EVERYONE, not_for_this_token, staff_page
 from api.web.pages.site import (
+    Fields,
+    FormError,
     arg_choice,
     arg_int,
-    arg_moment,
     arg_text,
     bp,
     render,
 )
+from api.web.printout import left_out, period_words, printout, rows_shown, wants_all
 from application.eventstore import checkpoint
-from projections.balances import KINDS, balance_page, balance_totals
-from projections.statements import balance_at, deal_nets, statement
+from projections.balances import KINDS, account_count, balance_page, balance_totals
+from projections.statements import balance_at, deal_nets, entry_count, statement
 
 PAGE = 50  # rows per page of a statement or of the balances
 KIND_CHOICES = ("player,kitty,treasury", "player", "kitty", "treasury", "escrow",
@@ -35,9 +37,9 @@ KIND_CHOICES = ("player,kitty,treasury", "player", "kitty", "treasury", "escrow"
 def balances_page() -> Response:
     store = read(arg_int("min_position"))
     kinds = arg_choice("kind", KIND_CHOICES)
-    after = arg_text("after")
-    rows = balance_page(store, [k for k in KINDS if k in kinds.split(",")], after=after,
-                        limit=PAGE)
+    after = None if wants_all() else arg_text("after")
+    chosen = [k for k in KINDS if k in kinds.split(",")]
+    rows = balance_page(store, chosen, after=after, limit=rows_shown(PAGE))
     words = accounts_in_words(store)
     shown = [dict(row, label=words.name(row["account"]), link=words.link(row["account"]))
              for row in rows]
@@ -47,7 +49,12 @@ def balances_page() -> Response:
     return render("balances.html", accounts=shown, total=totals["total"],
                   debts=totals["debts"], debtors=int(debtors), kind=kinds,
                   kinds=KIND_CHOICES, after=after, checkpoint=checkpoint(ledger()),
-                  next=rows[-1]["account"] if len(rows) == PAGE else None)
+                  next=rows[-1]["account"] if len(rows) == PAGE and not wants_all() else None,
+                  gap=left_out(len(rows), account_count(store, chosen), "accounts",
+                               url_for(".balances_page", kind=kinds, rows="all",
+                                       _external=True),
+                               url_for(".balances_csv", kind=kinds, _external=True)),
+                  printout=printout("balances now"))
 
 
 @bp.get("/players/<uuid:player_id>")
@@ -55,15 +62,22 @@ def balances_page() -> Response:
 def player(player_id: UUID) -> Response:
     if refused := _not_theirs(player_id):
         return refused
-    choice = _statement_choice()
-    after = arg_int("after")
+    fields = Fields(**{"from": "From", "to": "To (inclusive)", "order": "Order",
+                       "view": "Show"})
+    choice = _statement_choice(fields)
+    after = None if wants_all() else fields.read(arg_int, "after")
     store = read(arg_int("min_position"))
     account = ledger().player_account(str(player_id))
     name = f"player:{player_id}"
-    fetch = deal_nets if choice["view"] == "deals" else statement
-    rows = fetch(store, name, after=after, limit=PAGE, start=choice["start"],
-                 end=choice["end"], descending=choice["order"] == "desc")
     words = accounts_in_words(store)
+    shown = words.players.get(str(player_id), account.name)
+    if fields.errors:  # the form again, as typed, with what to correct
+        return render("player.html", 400, player_id=str(player_id), name=shown,
+                      balance=account.balance, entries=None, filters=_filters(),
+                      view=choice["view"], errors=fields.errors)
+    fetch = deal_nets if choice["view"] == "deals" else statement
+    rows = fetch(store, name, after=after, limit=rows_shown(PAGE), start=choice["start"],
+                 end=choice["end"], descending=choice["order"] == "desc")
     labels = deal_labels(store, {row["deal_id"] for row in rows if row["deal_id"]},
                          words.tables)
 
@@ -77,11 +91,21 @@ def player(player_id: UUID) -> Response:
                for row in rows]
     forward = balance_at(store, name, position=after) if after and \
         choice["order"] == "asc" and choice["view"] == "postings" else None
-    return render("player.html", player_id=str(player_id),
-                  name=words.players.get(str(player_id), account.name),
+    total = entry_count(store, name, start=choice["start"], end=choice["end"],
+                        by_deal=choice["view"] == "deals")
+    return render("player.html", player_id=str(player_id), name=shown,
                   balance=account.balance, entries=entries, after=after,
-                  brought_forward=forward, filters=_filters(), view=choice["view"],
-                  next=rows[-1]["position"] if len(rows) == PAGE else None)
+                  brought_forward=forward, filters=_filters(), view=choice["view"], errors={},
+                  next=rows[-1]["position"] if len(rows) == PAGE and not wants_all() else None,
+                  gap=left_out(len(rows), total, "deals and postings" if choice["view"] ==
+                               "deals" else "postings", url_for(
+                                   ".player", player_id=player_id, rows="all", **_filters(),
+                                   _external=True),
+                               url_for(".statement_csv", player_id=player_id, **_filters(),
+                                       _external=True)),
+                  printout=printout(period_words(request.args.get("from"),
+                                                 request.args.get("to"),
+                                                 since="the first posting")))
 
 
 @bp.get("/players/<uuid:player_id>/statement.csv")
@@ -90,7 +114,10 @@ def statement_csv(player_id: UUID) -> Response:
     if refused := _not_theirs(player_id):
         return refused
     ledger().player_account(str(player_id))
-    choice = _statement_choice()
+    fields = Fields()
+    choice = _statement_choice(fields)
+    if fields.errors:
+        raise FormError(next(iter(fields.errors.values())))
     return history({**choice, "format": "csv"}, f"player:{player_id}",  # type: ignore[no-any-return]
                    by_deal=choice["view"] == "deals", filename=f"statement-{player_id}.csv")
 
@@ -108,10 +135,11 @@ def _filters() -> dict[str, str]:
             if request.args.get(name) and request.args[name] not in ("asc", "postings")}
 
 
-def _statement_choice() -> dict[str, Any]:
-    return {"start": arg_moment("from"), "end": arg_moment("to", end=True),
-            "order": arg_choice("order", ("asc", "desc")),
-            "view": arg_choice("view", ("postings", "deals"))}
+def _statement_choice(fields: Fields) -> dict[str, Any]:
+    start, end = fields.period()
+    return {"start": start, "end": end,
+            "order": fields.read(arg_choice, "order", ("asc", "desc")) or "asc",
+            "view": fields.read(arg_choice, "view", ("postings", "deals")) or "postings"}
 
 
 def _not_theirs(player_id: UUID) -> Response | None:

@@ -15,7 +15,8 @@ from api.services import ProjectionsBehind
 from api.web.pages.lookups import ledger, player_names, read, table_names
 from api.web.pages.session import EVERYONE, not_for_this_token, staff_page
 from api.web.pages.site import TEXT_MAX, arg_int, bp, render
-from api.web.present import Accounts, card, describe, principal_words
+from api.web.present import Accounts, card, describe, principal_words, when
+from api.web.printout import printout
 from domain.errors import InvariantBroken, NotFound, PontoonError
 from projections.audit import audit, deal_history, deal_row
 from projections.hand_history import hand_history
@@ -53,11 +54,12 @@ def raise_dispute(deal_id: UUID) -> Response:
         return refused
     reason = request.form.get("reason", "").strip()
     if not 1 <= len(reason) <= TEXT_MAX:
-        return _deal_page(str(deal_id), 400, reason=reason,
+        return _deal_page(str(deal_id), 400, reason=reason, error_field="reason",
                           error="Write the reason for the dispute (up to 2000 characters).")
     unstorable = text_problem(reason, multiline=True)
     if unstorable is not None:
-        return _deal_page(str(deal_id), 422, reason=reason, error=f"The reason: {unstorable}.")
+        return _deal_page(str(deal_id), 422, reason=reason, error_field="reason",
+                          error=f"The reason: {unstorable}.")
     try:
         outcome = ledger().raise_dispute(str(deal_id), reason, raised_by=g.web_who.id)
     except PontoonError as error:
@@ -112,6 +114,9 @@ def _deal_page(deal_id: str, status: int = 200, **extra: Any) -> Response:
               for d in found["disputes"]]
     net = [(words.name(account), change)
            for account, change in found["net_after_corrections"].items()]
+    extra.setdefault("printout", printout(
+        f"the deal, started {when(row.get('started_at'))} UTC"
+        + (f", ended {when(row['ended_at'])} UTC" if row.get("ended_at") else ", in play")))
     return render("deal.html", status, deal=found, timeline=timeline, postings=postings,
                   hands=sorted(hands.values(), key=lambda h: h["banker"]),
                   banker_cards=hands.get((found["banker"], 0), {}).get("cards", []),

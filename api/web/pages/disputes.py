@@ -37,7 +37,8 @@ def resolve(dispute_id: UUID) -> Response:
     try:
         decision, note, corrections = _resolution(form)
     except FormError as error:
-        return _disputes_page(400, failed=str(dispute_id), form=form, error=str(error))
+        return _disputes_page(400, failed=str(dispute_id), form=form, error=str(error),
+                              error_field=error.field)
     try:
         outcome = ledger().resolve_dispute(str(dispute_id), decision=decision, note=note,
                                            corrections=corrections, resolved_by=g.web_who.id,
@@ -101,14 +102,14 @@ def _resolution(form: Any) -> tuple[str, str, list[dict[str, Any]]]:
     """The decision, note and corrections a resolution form holds (FormError if unclear)."""
     decision = form.get("decision", "")
     if decision not in ("upheld", "rejected"):
-        raise FormError("Choose a decision: upheld or rejected.")
+        raise FormError("Choose a decision: upheld or rejected.", "decision")
     note = form.get("note", "").strip()
     if not 1 <= len(note) <= TEXT_MAX:
         raise FormError("Write a note for the decision (up to 2000 characters): it becomes "
-                        "the reason of every correcting posting (R11.4).")
+                        "the reason of every correcting posting (R11.4).", "note")
     unstorable = text_problem(note, multiline=True)
     if unstorable is not None:
-        raise FormError(f"The note: {unstorable}.")
+        raise FormError(f"The note: {unstorable}.", "note")
     corrections = []
     for row in range(1, CORRECTION_ROWS + 1):
         source = form.get(f"from_{row}", "").strip()
@@ -117,12 +118,15 @@ def _resolution(form: Any) -> tuple[str, str, list[dict[str, Any]]]:
         if not (source or target or amount):
             continue
         if not (source and target and amount):
+            missing = next(f"{what}_{row}" for what, given in (
+                ("from", source), ("to", target), ("amount", amount)) if not given)
             raise FormError(f"Correction {row}: choose the account chips come from, the "
-                            "account they go to and an amount, or leave all three empty.")
+                            "account they go to and an amount, or leave all three empty.",
+                            missing)
         try:
             chips = int(amount)
         except ValueError:
-            raise FormError(f"Correction {row}: the amount must be a whole number of chips."
-                            ) from None
+            raise FormError(f"Correction {row}: the amount must be a whole number of chips.",
+                            f"amount_{row}") from None
         corrections.append({"from_account": source, "to_account": target, "amount": chips})
     return decision, note, corrections

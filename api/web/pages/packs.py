@@ -37,7 +37,7 @@ def add_contribution(table_id: UUID) -> Response:
         return refused
     value = request.form.get("value", "").strip()
     if len(value) != 64 or not all(c in "0123456789abcdefABCDEF" for c in value):
-        return _pack_page(str(table_id), 400, value=value,
+        return _pack_page(str(table_id), 400, value=value, error_field="value",
                           error="Your randomness is 64 hex digits (0-9, a-f): 32 random bytes.")
     try:
         outcome = ledger().contribute(str(table_id), g.web_who.player_id, value,

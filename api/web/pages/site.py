@@ -7,6 +7,7 @@ catch one to show it (a refusal on a form is the exception: it is shown on that 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from api.errors import reported
 from api.inputs import text_problem
 from api.services import ProjectionsBehind
 from api.web.present import card, clock, signed, when
+from api.web.printout import CLUB_NAME
 from application.eventstore import RecordRefused
 from domain.errors import InvariantBroken, NotFound, PontoonError
 
@@ -31,7 +33,44 @@ TEXT_MAX = 2000  # the longest reason or note a form accepts
 
 
 class FormError(Exception):
-    """A form filled in wrongly (400), shown on the page the form is on."""
+    """A form filled in wrongly (400), shown on the page the form is on; `field` is the id
+    of the field at fault on that page, when one is."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class Fields:
+    """Reads the fields of a form as the arg_* functions do, but keeps every refusal by its
+    field's id rather than stopping at the first, so the page can show them all in an error
+    summary beside what was typed (macros.html `error_summary`). `labels` name the fields
+    as their labels do, in the messages."""
+
+    def __init__(self, **labels: str) -> None:
+        self.labels = labels
+        self.errors: dict[str, str] = {}
+
+    def read(self, reader: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return reader(name, *args, **kwargs)
+        except FormError as error:
+            self.refuse(error.field or name, str(error))
+            return None
+
+    def refuse(self, field: str, message: str) -> None:
+        label = self.labels.get(field, field)
+        self.errors.setdefault(field, message.replace(f"`{field}`", label))
+
+    def period(self, start: str = "from", end: str = "to", *, default: str = ""
+               ) -> tuple[str | None, str | None]:
+        """`from` and `to`, refused as the API refuses them when reversed or empty."""
+        first = self.read(arg_moment, start, default=default)
+        last = self.read(arg_moment, end, end=True, default=default)
+        if first is not None and last is not None and first >= last:
+            self.refuse(start, f"`{start}` must come before `{end}`: this period would be "
+                               "empty or reversed.")
+        return first, last
 
 
 def render(template: str, status: int = 200, *, scripts: bool = False, **context: Any
@@ -52,7 +91,7 @@ def arg_int(name: str, default: int | None = None) -> int | None:
     if value is None or value == "":
         return default
     if not (value.isascii() and value.isdigit()) or len(value) > 18:
-        raise FormError(f"`{name}` must be a whole number")
+        raise FormError(f"`{name}` must be a whole number", name)
     return int(value)
 
 
@@ -68,14 +107,15 @@ def arg_moment(name: str, *, end: bool = False, default: str = "") -> str | None
             return moment(written, end=end) if len(written) <= 40 else None
         except (ValueError, OverflowError):
             continue
-    raise FormError(f"`{name}` must be a date (2026-12-05) or a time (2026-12-05T20:00).")
+    raise FormError(f"`{name}` must be a date (2026-12-05) or a time (2026-12-05T20:00).",
+                    name)
 
 
 def arg_choice(name: str, choices: tuple[str, ...]) -> str:
     """One of `choices`, the first when the field is absent."""
     value = request.args.get(name) or choices[0]
     if value not in choices:
-        raise FormError(f"`{name}` is one of {', '.join(choices)}.")
+        raise FormError(f"`{name}` is one of {', '.join(choices)}.", name)
     return value
 
 
@@ -84,15 +124,22 @@ def arg_text(name: str, longest: int = 100) -> str | None:
     surrogate must never reach a store that cannot keep it."""
     value = request.args.get(name, "").strip()
     if len(value) > longest:
-        raise FormError(f"`{name}` is at most {longest} characters.")
+        raise FormError(f"`{name}` is at most {longest} characters.", name)
     if (problem := text_problem(value)) is not None:
-        raise FormError(f"`{name}`: {problem}.")
+        raise FormError(f"`{name}`: {problem}.", name)
     return value or None
 
 
 @bp.context_processor
 def words() -> dict[str, Any]:
     return {"card": card, "when": when, "clock": clock, "signed": signed}
+
+
+@bp.context_processor
+def printing() -> dict[str, Any]:
+    """The club's name for printouts, from its one place until the club's settings hold
+    it (api/web/printout.py)."""
+    return {"club_name": CLUB_NAME}
 
 
 @bp.after_request

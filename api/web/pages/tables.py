@@ -6,19 +6,28 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from flask import request
+from flask import request, url_for
 from werkzeug import Response
 
 from api.histories import history, player_of
 from api.web.charts import kitty_chart, kitty_chart_by
 from api.web.pages.lookups import deal_labels, ledger, player_names, read
 from api.web.pages.session import staff_page
-from api.web.pages.site import arg_choice, arg_int, arg_moment, arg_text, bp, render
+from api.web.pages.site import (
+    Fields,
+    FormError,
+    arg_choice,
+    arg_int,
+    arg_text,
+    bp,
+    render,
+)
 from api.web.present import in_words
+from api.web.printout import left_out, period_words, printout, rows_shown, wants_all
 from projections.audit import kitty_players
-from projections.statements import deal_nets, statement
+from projections.statements import deal_nets, entry_count, statement
 from projections.store import ReadStore
-from projections.tables import deal_page, table_page
+from projections.tables import deal_count, deal_page, table_page
 
 PAGE = 50  # tables, deals and kitty changes per page
 CHANGES_DRAWN = 200  # up to this many changes, the chart marks each; beyond, per deal
@@ -48,9 +57,20 @@ def table(table_id: UUID) -> Response:
     seats = [{"id": seat, "name": names.get(seat, seat[:8]), "banker": seat == engine.banker,
               "number": number} for number, seat in enumerate(engine.seats, start=1)]
     rules = engine.rules
-    kitty = _kitty(store, str(table_id), engine.name) if rules.shoot else {}
-    deals = _deals(store, str(table_id), names)
-    return render("table.html", table_id=str(table_id), name=engine.name, seats=seats,
+    fields = Fields(**{"from": "Started from", "to": "To (inclusive)", "order": "Order",
+                       "kitty_from": "Kitty from", "kitty_to": "Kitty to (inclusive)",
+                       "kitty_by": "Chart"})
+    kitty = _kitty(store, str(table_id), engine.name, fields) if rules.shoot else {}
+    deals = _deals(store, str(table_id), names, fields)
+    args = request.args
+    period = f"deals {period_words(args.get('from'), args.get('to'), since='the first')}"
+    if rules.shoot:
+        kitty_period = period_words(args.get("kitty_from"), args.get("kitty_to"),
+                                    since="from the first change")
+        period += f"; the kitty {kitty_period}"
+    return render("table.html", 400 if fields.errors else 200, errors=fields.errors,
+                  printout=printout(period),
+                  table_id=str(table_id), name=engine.name, seats=seats,
                   shoot=rules.shoot, kitty=engine.kitty, rules=rules.to_dict(),
                   deals_played=engine.deals_played, open_deal=engine.deal_id,
                   banker=names.get(engine.banker, "—"), pack_mode=engine.pack_mode,
@@ -61,33 +81,51 @@ def table(table_id: UUID) -> Response:
 @staff_page()
 def kitty_csv(table_id: UUID) -> Response:
     ledger().table(str(table_id))
-    query = {"start": arg_moment("kitty_from"), "end": arg_moment("kitty_to", end=True),
-             "order": "asc", "format": "csv"}
+    fields = Fields()
+    start, end = fields.period("kitty_from", "kitty_to")
+    if fields.errors:
+        raise FormError(next(iter(fields.errors.values())))
+    query = {"start": start, "end": end, "order": "asc", "format": "csv"}
     return history(query, f"kitty:{table_id}",  # type: ignore[no-any-return]
                    filename=f"kitty-{table_id}.csv")
 
 
-def _deals(store: ReadStore, table_id: str, names: dict[str, str]) -> dict[str, Any]:
-    """A page of the table's deals, newest first unless asked, in a period if chosen."""
-    order = arg_choice("order", ("desc", "asc"))
-    after = arg_int("after")
-    rows = deal_page(store, table_id, start=arg_moment("from"),
-                     end=arg_moment("to", end=True), descending=order == "desc",
-                     after=after, limit=PAGE)
+def _deals(store: ReadStore, table_id: str, names: dict[str, str], fields: Fields
+           ) -> dict[str, Any]:
+    """A page of the table's deals (or all, `rows=all`), newest first unless asked, in a
+    period if chosen; none while its form is refused."""
+    start, end = fields.period()
+    order = fields.read(arg_choice, "order", ("desc", "asc")) or "desc"
+    after = None if wants_all() else fields.read(arg_int, "after")
     filters = {k: request.args[k] for k in ("from", "to", "order", "kitty_from", "kitty_to",
                                             "kitty_by") if request.args.get(k)}
+    if fields.errors.keys() & {"from", "to", "order", "after"}:
+        return {"deals": None, "deal_filters": filters}
+    rows = deal_page(store, table_id, start=start, end=end, descending=order == "desc",
+                     after=after, limit=rows_shown(PAGE))
     return {"deals": [dict(r, banker_name=names.get(r["banker"], "—"),
                            phase="in play" if r["phase"] == "open" else r["phase"])
                       for r in rows],
             "deal_filters": filters, "deals_after": after,
-            "deals_next": rows[-1]["number"] if len(rows) == PAGE else None}
+            "deals_next": rows[-1]["number"] if len(rows) == PAGE and not wants_all()
+            else None,
+            "deals_gap": left_out(len(rows), deal_count(store, table_id, start=start, end=end),
+                                  "deals", _all_rows(table_id, filters))}
 
 
-def _kitty(store: ReadStore, table_id: str, table_name: str) -> dict[str, Any]:
-    """The kitty's chart for the period chosen, and a page of its changes, newest first."""
+def _all_rows(table_id: str, filters: dict[str, str]) -> str:
+    return url_for(".table", table_id=table_id, rows="all", **filters, _external=True)
+
+
+def _kitty(store: ReadStore, table_id: str, table_name: str, fields: Fields
+           ) -> dict[str, Any]:
+    """The kitty's chart for the period chosen, and a page of its changes (or all of them,
+    `rows=all`), newest first; nothing while its form is refused."""
     account = f"kitty:{table_id}"
-    start, end = arg_moment("kitty_from"), arg_moment("kitty_to", end=True)
-    by = arg_choice("kitty_by", KITTY_VIEWS)
+    start, end = fields.period("kitty_from", "kitty_to")
+    by = fields.read(arg_choice, "kitty_by", KITTY_VIEWS) or "auto"
+    if fields.errors.keys() & {"kitty_from", "kitty_to", "kitty_by"}:
+        return {"chart": None, "entries": None, "changes": 0}
     groups = deal_nets(store, account, start=start, end=end, limit=GROUPS_MAX)
     changes = sum(int(g["postings"]) for g in groups)
     if by == "auto":
@@ -102,9 +140,9 @@ def _kitty(store: ReadStore, table_id: str, table_name: str) -> dict[str, Any]:
     else:
         chart = kitty_chart_by(_points(store, groups, by), by=by, title=title,
                                chart_id="kitty-chart")
-    after = arg_int("kitty_after")
-    page = statement(store, account, after=after, limit=PAGE, start=start, end=end,
-                     descending=True)
+    after = None if wants_all() else arg_int("kitty_after")
+    page = statement(store, account, after=after, limit=rows_shown(PAGE), start=start,
+                     end=end, descending=True)
     deal_ids = {e["deal_id"] for e in page if e["deal_id"]}
     labels = deal_labels(store, deal_ids, {}, with_table=False)
     whose = kitty_players(store, deal_ids)
@@ -113,9 +151,17 @@ def _kitty(store: ReadStore, table_id: str, table_name: str) -> dict[str, Any]:
                     reason=in_words(e["reason"], names.get(whose.get(e["posting_id"])
                                                            or player_of(e) or "")))
                for e in page]
+    filters = {k: request.args[k] for k in ("from", "to", "order", "kitty_from", "kitty_to",
+                                            "kitty_by") if request.args.get(k)}
     return {"chart": chart, "chart_by": by, "entries": entries, "changes": changes,
             "kitty_after": after,
-            "kitty_next": page[-1]["position"] if len(page) == PAGE else None}
+            "kitty_next": page[-1]["position"] if len(page) == PAGE and not wants_all()
+            else None,
+            "kitty_gap": left_out(len(page), entry_count(store, account, start=start, end=end),
+                                  "changes of the kitty", _all_rows(table_id, filters),
+                                  url_for(".kitty_csv", table_id=table_id, _external=True,
+                                          **{k: v for k, v in filters.items()
+                                             if k in ("kitty_from", "kitty_to")}))}
 
 
 def _points(store: ReadStore, groups: list[dict[str, Any]], by: str) -> list[tuple[str, int]]:
