@@ -59,15 +59,33 @@ def kitty_chart_by(points: Sequence[tuple[str, int]], *, by: str, title: str,
     or a few thousand deals, drawn as one path)."""
     n = len(points)
     values = [value for _, value in points]
-    unit = "deal" if by == "deal" else "day"
-    desc = (f"The kitty at the end of each of {n} {unit}{'s' if n != 1 else ''}, from "
-            f"{points[0][0]} to {points[-1][0]}: it ended at {values[-1]}; highest "
-            f"{max(values)}, lowest {min(values)}." if n else "No changes in this period.")
+    desc = (f"{_counted(points, by)}: it ended at {values[-1]}; highest {max(values)}, "
+            f"lowest {min(values)}." if n else "No changes in this period.")
     tips = [f"{'Deal' if by == 'deal' else ''} {label}: the kitty holds {value}".strip()
             for label, value in points]
     return step_chart(values, [label for label, _ in points], tips, title=title, desc=desc,
                       x_label="Deal number" if by == "deal" else "Day (UTC)",
                       chart_id=chart_id)
+
+
+BETWEEN_DEALS = "·"  # the label of a put-up or top-up between deals, a point of its own
+
+
+def _counted(points: Sequence[tuple[str, int]], by: str) -> str:
+    """What the points are, counted as the chart draws them: per deal, the deals (by
+    number), and apart from them the put-ups between deals; per day, the days."""
+    if by != "deal":
+        return (f"The kitty at the end of each of {len(points)} day"
+                f"{'s' if len(points) != 1 else ''}, from {points[0][0]} to {points[-1][0]}")
+    deals = [label for label, _ in points if label != BETWEEN_DEALS]
+    between = len(points) - len(deals)
+    said = f"The kitty after each of {len(deals)} deal{'s' if len(deals) != 1 else ''}"
+    if deals:
+        said += f", from deal {deals[0]} to deal {deals[-1]}"
+    if between:
+        said += f", and after each of {between} put-up{'s' if between != 1 else ''} " \
+                "between deals"
+    return said
 
 
 POINTS_MARKED = 200  # above this, points are not marked one by one (they would be a smear)

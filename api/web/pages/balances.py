@@ -74,6 +74,7 @@ def player(player_id: UUID) -> Response:
     if fields.errors:  # the form again, as typed, with what to correct
         return render("player.html", 400, player_id=str(player_id), name=shown,
                       balance=account.balance, entries=None, filters=_filters(),
+                      brought_forward=None,
                       view=choice["view"], errors=fields.errors)
     fetch = deal_nets if choice["view"] == "deals" else statement
     rows = fetch(store, name, after=after, limit=rows_shown(PAGE), start=choice["start"],

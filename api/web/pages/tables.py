@@ -10,7 +10,7 @@ from flask import request, url_for
 from werkzeug import Response
 
 from api.histories import history, player_of
-from api.web.charts import kitty_chart, kitty_chart_by
+from api.web.charts import BETWEEN_DEALS, kitty_chart, kitty_chart_by
 from api.web.pages.lookups import deal_labels, ledger, player_names, read
 from api.web.pages.session import staff_page
 from api.web.pages.site import (
@@ -175,5 +175,5 @@ def _points(store: ReadStore, groups: list[dict[str, Any]], by: str) -> list[tup
     numbers = {r["deal_id"]: r["number"] for r in store.rows(
         "SELECT deal_id, number FROM deals WHERE table_id = %s",
         (groups[0]["table_id"] or "",))} if groups else {}
-    return [(str(numbers.get(g["deal_id"], "")) if g["kind"] == "deal" else "·",
+    return [(str(numbers.get(g["deal_id"], "")) if g["kind"] == "deal" else BETWEEN_DEALS,
              int(g["balance_after"])) for g in groups]
