@@ -56,8 +56,9 @@ class StoreError(click.ClickException):
     exit_code = EXIT_STORE
 
 
-class Command(click.Command):
-    """A command whose --help ends with the environment it reads and the exit codes."""
+class Described:
+    """A command or group whose --help ends with the environment it reads (`environment`,
+    names of ENVIRONMENT) and the exit codes."""
 
     def __init__(self, *args: Any, environment: tuple[str, ...] = STORE, **kwargs: Any
                  ) -> None:
@@ -65,25 +66,20 @@ class Command(click.Command):
         self.environment = environment
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        super().format_epilog(ctx, formatter)
+        super().format_epilog(ctx, formatter)  # type: ignore[misc]
         described(self.environment, formatter)
 
 
-class Group(click.Group):
+class Command(Described, click.Command):
+    """Every `pontoon` command."""
+
+
+class Group(Described, click.Group):
     """`pontoon` and its groups: their commands are `Command`s, their groups `Group`s, and
     the outermost turns every failure it knows into one line and its exit code."""
 
     command_class = Command
     group_class = type  # a group's groups are of its own class
-
-    def __init__(self, *args: Any, environment: tuple[str, ...] = STORE, **kwargs: Any
-                 ) -> None:
-        super().__init__(*args, **kwargs)
-        self.environment = environment
-
-    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        super().format_epilog(ctx, formatter)
-        described(self.environment, formatter)
 
     def invoke(self, ctx: click.Context) -> Any:
         if ctx.parent is not None:  # only the outermost group translates, once
