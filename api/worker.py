@@ -90,9 +90,10 @@ class BufferingWorker(Worker):  # type: ignore[misc]
                     channel.will_close = channel.will_close or not channel.busy()
             if not channels:
                 break
-            if now - checked >= 1.0 and self.servers:
+            if now - checked >= 1.0:
                 checked = now
-                self.servers[0].maintenance(time.time())  # deadlines still hold
+                for server in self.servers:  # deadlines still hold
+                    server.maintenance(time.time())
             wasyncore.loop(timeout=0.2, map=self.map, use_poll=True, count=1)
         tasks.shutdown(cancel_pending=True, timeout=5)
         wasyncore.close_all(self.map)

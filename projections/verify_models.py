@@ -182,8 +182,8 @@ class Named:
 def _keyed(store: Any, named: Named, what: str, table: str, columns: Sequence[str],
            expected: dict[str, list[Any]], loads: Callable[[str, Any], Any]) -> None:
     """A table with one row per key, against the rows the log gives, by key."""
-    found = {str(row[columns[0]]): [loads(c, row[c]) for c in columns[1:]] for row in
-             store.rows(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {columns[0]}")}
+    found = {str(row[0]): [loads(c, v) for c, v in zip(columns[1:], row[1:], strict=True)]
+             for row in store.values(f"SELECT {', '.join(columns)} FROM {table}")}
     for key in sorted(found.keys() | expected.keys()):
         shown, given = found.get(key), expected.get(key)
         if shown is None:
@@ -230,7 +230,7 @@ def _statements(store: Any, expected: Expected, named: Named) -> None:
         _left(named, missing, expected.postings[missing])
 
 
-def _merged(named: Named, account: str, shown: list[list[Any]],
+def _merged(named: Named, account: str, shown: list[tuple[Any, ...]],
             given: list[tuple[Any, ...]]) -> None:
     """One account's rows and the log's entries, both in position order."""
     index = 0
@@ -239,7 +239,7 @@ def _merged(named: Named, account: str, shown: list[list[Any]],
             _left(named, account, given[index:index + 1])
             index += 1
         if index < len(given) and given[index][0] == row[0]:
-            if tuple(row) != given[index]:
+            if row != given[index]:
                 named(f"{_statement(account)}, the row at position {row[0]}: "
                       f"{_differing(POSTINGS[2:], row[1:], given[index][1:])}")
             index += 1
@@ -249,17 +249,17 @@ def _merged(named: Named, account: str, shown: list[list[Any]],
     _left(named, account, given[index:])
 
 
-def _postings(store: Any) -> Iterator[list[Any]]:
+def _postings(store: Any) -> Iterator[tuple[Any, ...]]:
     """The statements' rows in their primary key's order, a page at a time."""
     columns = ", ".join(POSTINGS)
-    rows = store.rows(f"SELECT {columns} FROM postings ORDER BY account, position LIMIT %s",
-                      (PAGE,))
+    rows = store.values(f"SELECT {columns} FROM postings ORDER BY account, position LIMIT %s",
+                        (PAGE,))
     while rows:
-        yield from ([row[c] for c in POSTINGS] for row in rows)
+        yield from rows
         last = rows[-1]
-        rows = store.rows(f"SELECT {columns} FROM postings WHERE (account, position) > "
-                          "(%s, %s) ORDER BY account, position LIMIT %s",
-                          (last["account"], last["position"], PAGE))
+        rows = store.values(f"SELECT {columns} FROM postings WHERE (account, position) > "
+                            "(%s, %s) ORDER BY account, position LIMIT %s",
+                            (last[0], last[1], PAGE))
 
 
 def _left(named: Named, account: str, missing: Sequence[tuple[Any, ...]]) -> None:

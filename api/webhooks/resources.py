@@ -37,14 +37,14 @@ blp = Blueprint("webhooks", __name__, url_prefix="/v1/webhooks", description="We
 def create_webhook(body: dict[str, Any]) -> Outcome:
     """Subscribe a URL to event types; the answer shows the signing secret once."""
     who = require("treasurer")
+    key = creation_key()  # a malformed If-Match or key is 400 before the URL is looked at
     allowed = current_app.extensions["pontoon"].settings.webhook_allow_private
     reason = None
     with contextlib.suppress(ValueError):  # a malformed URL is the ledger's to refuse
         reason = refusal_at_subscription(body["url"], allow_private=allowed)
     if reason is not None:
         abort(422, messages={"url": [Refusal(reason)]})
-    return ledger().create_webhook(body["url"], body["events"], created_by=who.id,
-                                   key=creation_key())
+    return ledger().create_webhook(body["url"], body["events"], created_by=who.id, key=key)
 
 
 @blp.command("/<uuid:webhook_id>", WebhookEnableSchema, WebhookChangedSchema, method="PATCH")
