@@ -78,9 +78,12 @@ class Expected:
         if _applies_posting(event):
             for account, change in ((event.from_account, -event.amount),
                                     (event.to_account, event.amount)):
-                kind, _, owner = account.partition(":")
-                self.accounts.setdefault(account, [kind, owner or None, TREASURY if
-                                                   account == TREASURY else None, 0])[3] += change
+                row = self.accounts.get(account)
+                if row is None:
+                    kind, _, owner = account.partition(":")
+                    row = self.accounts[account] = [kind, owner or None, TREASURY if
+                                                    account == TREASURY else None, 0]
+                row[3] += change
         if event.originator_id == TREASURY_ID:
             return  # a store's own treasury entries from before: never a statement's row
         credit = isinstance(event, Account.Credited)
