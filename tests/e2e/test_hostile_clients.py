@@ -9,7 +9,6 @@ import http.client
 import os
 import signal
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -21,14 +20,7 @@ import pytest
 from api.front import BODY_GRACE, BODY_RATE, HEADER_TIMEOUT, LINGER
 from api.server import HEARTBEAT_TIMEOUT
 from benchmarks.service_processes import children
-from tests.e2e.test_serve import (
-    PONTOON,
-    TOKEN,
-    Server,
-    _env,
-    _serve,
-    _wait_until_healthy,
-)
+from tests.e2e.test_serve import TOKEN, Server, _serve, _wait_until_healthy, serve_postgres
 
 AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 TRICKLE = 4.0  # seconds between two bytes of a slow client (each inside any per-read timeout)
@@ -44,10 +36,7 @@ def served(tmp_path: Path) -> Iterator[Server]:
 
 @pytest.fixture
 def served_on_postgres(postgres_schema: str, tmp_path: Path) -> Iterator[Server]:
-    migrated = subprocess.run([str(PONTOON), "migrate"], env=_env(postgres_schema),
-                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
-    assert migrated.returncode == 0, migrated.stdout + migrated.stderr
-    yield from _serve(postgres_schema, tmp_path, migrate=False)
+    yield from serve_postgres(postgres_schema, tmp_path)
 
 
 def port_of(server: Server) -> int:

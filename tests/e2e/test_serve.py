@@ -159,6 +159,11 @@ def sqlite_server(tmp_path: Path) -> Iterator[Server]:
 
 @pytest.fixture
 def postgres_server(postgres_schema: str, tmp_path: Path) -> Iterator[Server]:
+    yield from serve_postgres(postgres_schema, tmp_path)
+
+
+def serve_postgres(postgres_schema: str, tmp_path: Path) -> Iterator[Server]:
+    """`pontoon migrate` of a fresh schema, then the server on it."""
     migrated = subprocess.run([str(PONTOON), "migrate"], env=_env(postgres_schema),
                               capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert migrated.returncode == 0, migrated.stdout + migrated.stderr
