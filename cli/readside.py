@@ -91,6 +91,7 @@ def verify(sealed: str | None) -> None:
     from application.store import build_ledger
     from config import Settings
     from domain.integrity import Checkpoint
+    from projections.runner import Projections
     from projections.store import read_store
     from projections.verify import verify as run_verify
 
@@ -102,12 +103,15 @@ def verify(sealed: str | None) -> None:
     ledger = build_ledger(settings)
     console = Console()
     try:
+        store = read_store(ledger, settings)
+        if store is not None:  # verify holds the read models to the log's end: bring them
+            Projections(ledger, store).catch_up()  # there (only events not yet applied)
         with progress_bar(console, "verify") as bar:
             task = bar.add_task("verifying", total=max(ledger.recorder.max_notification_id()
                                                        or 0, 1))
             report = run_verify(ledger, lambda position, head: bar.update(
                 task, completed=position, total=max(head, 1)), checkpoint=checkpoint,
-                store=read_store(ledger, settings),
+                store=store,
                 # A long log is shared with a helper process that opens the store again
                 # (one connection is all it uses).
                 reopen=functools.partial(build_ledger, dataclasses.replace(

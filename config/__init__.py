@@ -41,6 +41,9 @@ class Settings:
     webhook_retry_base: float = 5.0
     webhook_retry_for: float = 86_400.0
     webhook_timeout: float = 5.0
+    # Whether webhooks may be delivered to loopback, private, link-local or multicast
+    # addresses (the service's own network): off, unless a receiver lives there on purpose.
+    webhook_allow_private: bool = False
     # GET /v1/health/ready: the most events a read model may lag and still be ready.
     ready_max_lag: int = 1000
     # Where the server's workers keep their metrics (Prometheus multiprocess mode); a fresh
@@ -65,6 +68,12 @@ class Settings:
                 raise ValueError(f"{name} must be a number of seconds above 0, not {text!r}")
             return value
 
+        def flag(name: str) -> bool:
+            text = (env.get(name) or "false").strip().lower()
+            if text not in ("true", "false"):
+                raise ValueError(f"{name} must be true or false, not {text!r}")
+            return text == "true"
+
         return cls(
             database_url=env.get("PONTOON_DATABASE_URL", DEFAULT_DATABASE_URL),
             treasurer_token=env.get("PONTOON_TREASURER_TOKEN") or None,
@@ -79,6 +88,7 @@ class Settings:
             webhook_retry_base=seconds("PONTOON_WEBHOOK_RETRY_BASE", "5"),
             webhook_retry_for=seconds("PONTOON_WEBHOOK_RETRY_FOR", "86400"),
             webhook_timeout=seconds("PONTOON_WEBHOOK_TIMEOUT", "5"),
+            webhook_allow_private=flag("PONTOON_WEBHOOK_ALLOW_PRIVATE"),
             ready_max_lag=whole("PONTOON_READY_MAX_LAG", "1000"),
             metrics_dir=env.get("PONTOON_METRICS_DIR") or None,
         )

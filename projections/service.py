@@ -15,7 +15,7 @@ def sender_for(projections: Projections, settings: Settings) -> Sender:
     outbox = next(m for m in projections.models if isinstance(m, WebhookOutbox))
     return Sender(projections.store, retry_base=settings.webhook_retry_base,
                   retry_for=settings.webhook_retry_for, timeout=settings.webhook_timeout,
-                  wake=outbox.wrote)
+                  wake=outbox.wrote, allow_private=settings.webhook_allow_private)
 
 
 def duties(projections: Projections, sender: Sender) -> list[tuple[str, Duty]]:

@@ -48,6 +48,8 @@ class ReadStore(Protocol):
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
 
+    def values(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
     def run(self, statements: Iterable[Statement]) -> None: ...
 
     def max_tracking_id(self, application_name: str) -> int | None: ...
@@ -153,6 +155,15 @@ class _Rows:
             self._begin(cursor)
             cursor.execute(self._sql(sql), params)
             return [dict(row) for row in cursor.fetchall()]
+
+    def values(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """As `rows`, each row its values in the columns' order, no dict made: for reading
+        a whole table (verify)."""
+        with self.datastore.transaction(commit=False) as cursor:
+            self._begin(cursor)
+            cursor.execute(self._sql(sql), params)
+            return [tuple(row.values()) if isinstance(row, dict) else tuple(row)
+                    for row in cursor.fetchall()]
 
     def run(self, statements: Iterable[Statement]) -> None:
         """Statements in one transaction, with no tracking position: the bookkeeping of the

@@ -86,6 +86,9 @@ PINNED_TOPICS = [
     "domain.aggregates:Dispute.Resolved",
     "domain.aggregates:Webhook.Subscribed",
     "domain.aggregates:Webhook.Deleted",
+    "domain.aggregates:Webhook.Enabled",
+    "domain.aggregates:Webhook.Disabled",
+    "domain.aggregates:Webhook.Replayed",
 ]
 
 
