@@ -10,6 +10,7 @@ missed. One process among all that serve the store runs them, elected by a lock
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -26,6 +27,7 @@ from projections.decoding import Decoder
 from projections.disputes import DisputesModel
 from projections.failures import Failure, Failures, describe, failures
 from projections.log import Log
+from projections.merkle import MerkleLog
 from projections.statements import StatementsModel
 from projections.store import TABLES, PageAlreadyApplied, ReadStore, Statement
 from projections.tables import TablesModel
@@ -33,7 +35,7 @@ from projections.tokens import TokensModel
 from projections.webhooks.outbox import WebhookOutbox
 
 MODELS: tuple[type[ReadModel], ...] = (BalancesModel, StatementsModel, AuditModel,
-                                       DisputesModel, TablesModel, TokensModel)
+                                       DisputesModel, TablesModel, TokensModel, MerkleLog)
 # A busy or lost database (SQLite's "database is locked", a dropped connection, a deadlock
 # or a lock timeout): not a read model's failure; the page is tried again shortly.
 TRANSIENT = (OperationalError, InterfaceError)
@@ -120,17 +122,16 @@ class Projections:
             self._written = None
             return 0
         decoded: dict[int, Any] = {}
+        decode = functools.partial(self._decode, decoded=decoded)
         pages: list[Page] = []
         moved = False
         for each in models:
             done = positions[each.name]
             if done >= page[-1].id:
                 continue
-            events = [(n.id, self._decode(n, decoded)) for n in page
-                      if n.id > done and n.topic in each.topic_set]
+            events = each.select(page, done, decode)
             try:
-                statements = each.compact([s for position, event in events
-                                           for s in each.statements(event, position)])
+                statements = each.page_statements(events)
             except Exception:  # the model's own code failed on an event: find which
                 moved = self._isolate(each, done, events, page[-1].id) or moved
                 continue
@@ -188,7 +189,8 @@ class Projections:
             if position <= done:
                 continue
             try:
-                statements = [] if event is None else list(model.statements(event, position))
+                statements = [] if event is None else \
+                    model.page_statements([(position, event)])
                 self.store.write(statements, Tracking(model.tracking_name, position), done)
             except PageAlreadyApplied:
                 return True
