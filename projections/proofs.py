@@ -43,15 +43,21 @@ def head(store: ReadStore) -> Head:
     return Head(rows[0]["idx"] + 1, rows[0]["position"]) if rows else Head(0, 0)
 
 
-def node_hashes(store: ReadStore, nodes: Sequence[Node]) -> list[bytes]:
-    """The stored hash of each complete subtree, in the order asked, in one read."""
-    if not nodes:
-        return []
+def node_hashes(store: ReadStore, nodes: Sequence[Node], size: int = 0) -> list[bytes]:
+    """The stored hash of each complete subtree, in the order asked, in one read; with
+    `size`, TreeTooSmall unless the tree has that many leaves (its leaf `size - 1` is read
+    too: leaves are written in order, so the last one stands for all before it)."""
     rows = {((index + 1) << level) - 1: None for level, index in nodes}
+    if size:
+        rows[size - 1] = None
+    if not rows:
+        return []
     marks = ", ".join(["%s"] * len(rows))
     found = {row["idx"]: bytes(row["hashes"]) for row in store.rows(
         f"SELECT idx, hashes FROM merkle_leaves WHERE idx IN ({marks})",  # noqa: S608
         list(rows))}
+    if size and size - 1 not in found:
+        raise TreeTooSmall(f"the Merkle log holds fewer than {size} leaves")
     hashes = []
     for level, index in nodes:
         stored = found.get(((index + 1) << level) - 1, b"")
@@ -63,38 +69,29 @@ def node_hashes(store: ReadStore, nodes: Sequence[Node]) -> list[bytes]:
     return hashes
 
 
-def range_hashes(store: ReadStore, ranges: Sequence[Range]) -> list[bytes]:
-    """The hash of each range of leaves (each one RFC 6962 subtree), in one read."""
+def range_hashes(store: ReadStore, ranges: Sequence[Range], size: int = 0) -> list[bytes]:
+    """The hash of each range of leaves (each one RFC 6962 subtree) of the tree of `size`
+    leaves, in one read."""
     parts = [perfect_nodes(start, end) for start, end in ranges]
-    hashes = iter(node_hashes(store, [node for nodes in parts for node in nodes]))
+    hashes = iter(node_hashes(store, [node for nodes in parts for node in nodes], size))
     return [fold([next(hashes) for _ in nodes]) for nodes in parts]
-
-
-def _within(store: ReadStore, size: int) -> None:
-    reached = head(store).size
-    if size > reached:
-        raise TreeTooSmall(f"the Merkle log holds {reached} leaves, fewer than {size}")
 
 
 def root(store: ReadStore, size: int) -> bytes:
     """The root of the tree of the first `size` leaves."""
-    _within(store, size)
-    return range_hashes(store, [(0, size)])[0]
+    return range_hashes(store, [(0, size)], size)[0]
 
 
 def inclusion(store: ReadStore, index: int, size: int) -> tuple[bytes, list[bytes]]:
     """Leaf `index`'s hash and its inclusion proof in the tree of `size` leaves."""
-    ranges = inclusion_ranges(index, size)
-    _within(store, size)
-    leaf, *proof = range_hashes(store, [(index, index + 1), *ranges])
+    leaf, *proof = range_hashes(store, [(index, index + 1), *inclusion_ranges(index, size)],
+                                size)
     return leaf, proof
 
 
 def consistency(store: ReadStore, first: int, second: int) -> list[bytes]:
     """The proof that the tree of `first` leaves is the start of the one of `second`."""
-    ranges = consistency_ranges(first, second)
-    _within(store, second)
-    return range_hashes(store, ranges)
+    return range_hashes(store, consistency_ranges(first, second), second)
 
 
 def leaf_index(store: ReadStore, position: int) -> int | None:

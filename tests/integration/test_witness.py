@@ -195,7 +195,7 @@ def test_pontoon_witness_exits_1_saying_what_it_saw_and_keeps_its_state(
 def test_a_witness_without_a_player_token_cannot_read_proofs(
         served: Served, tmp_path: Path) -> None:
     served.settle_a_deal()
-    first = served.checkpoint()
+    served.checkpoint()
     served.witness(tmp_path)
     served.settle_a_deal()
     served.checkpoint()
