@@ -34,6 +34,7 @@ from projections.store import ReadStore
 log = logging.getLogger("pontoon.checkpoints")
 SPACING = 1.0  # seconds: at most one checkpoint a second
 QUIET = 60.0  # seconds: events recorded since the last checkpoint are sealed after this
+FUTURE = 600  # seconds a cosignature's time may run ahead of the service's clock
 COLUMNS = "size, position, root, origin, note, made_at"
 
 
@@ -146,7 +147,11 @@ def add_cosignature(store: ReadStore, size: int, line: str, vkey: str) -> dict[s
                                      signature, witness)
     except NoteError as error:
         raise NotAllowed(f"the cosignature is refused: {error}") from None
-    received = datetime.now(UTC).isoformat(timespec="microseconds")
+    now = datetime.now(UTC)
+    if signed_at > now.timestamp() + FUTURE:
+        raise NotAllowed(f"the cosignature is refused: it is dated {signed_at}, in the future "
+                         "(check the witness's clock)")
+    received = now.isoformat(timespec="microseconds")
     store.run([
         ("DELETE FROM checkpoint_cosignatures WHERE size = %s AND name = %s AND key_id = %s "
          "AND signed_at <= %s", (size, witness.name, witness.key_id.hex(), signed_at)),

@@ -5,7 +5,8 @@ cannot do without this file is sign a checkpoint of the rewritten log. `pontoon 
 makes it once (mode 0600, never overwritten) at PONTOON_SIGNING_KEY_FILE, in the C2SP
 signer-key form `PRIVATE+KEY+<name>+<hex key id>+base64(0x01 ‖ seed)`; the service reads
 it to sign and to publish its verifier key. With PostgreSQL, every host that may be
-elected to run the read models needs a copy of the same file (README, Configuration).
+elected to run the read models needs a copy of the same file (README, "Running a
+witness"; docs/decisions.md 131).
 """
 
 from __future__ import annotations

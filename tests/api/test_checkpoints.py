@@ -221,12 +221,16 @@ def test_a_cosignature_that_does_not_verify_is_refused(club: Club) -> None:
                       "vkey": witness.verifier.vkey}
     of_another_tree = cosigned(club, witness, checkpoint.size, other_text, 1)
     unknown_size = cosigned(club, witness, checkpoint.size + 7, checkpoint.text, 1)
+    dated_ahead = cosigned(club, witness, checkpoint.size, checkpoint.text,
+                           int(time.time()) + 3600)
 
     post = club.client.post
     assert "refused" in problem(post("/v1/checkpoints/cosignatures", headers=token,
                                      json=by_another_key), 422)["detail"]
     problem(post("/v1/checkpoints/cosignatures", headers=token, json=of_another_tree), 422)
     problem(post("/v1/checkpoints/cosignatures", headers=token, json=unknown_size), 404)
+    assert "future" in problem(post("/v1/checkpoints/cosignatures", headers=token,
+                                    json=dated_ahead), 422)["detail"]
     assert club.client.get("/v1/checkpoints/latest").get_data(as_text=True).count("\u2014") == 1
 
 
