@@ -73,5 +73,5 @@ def _PROJECTED(path: str) -> bool:  # noqa: N802
     list and history, and the audits."""
     return any(part in path for part in ("statement", "balance", "kitty-history", "audit",
                                         "disputes", "events", "tokens", "reports", "/deals",
-                                        "/packs", "webhooks")) \
+                                        "/packs", "webhooks", "proofs")) \
         or path in ("/v1/players", "/v1/tables")

@@ -20,7 +20,7 @@ __depends__ = {"0011_insert_lock"}
 
 TABLES = """
 CREATE TABLE merkle_leaves (
-    idx BIGINT NOT NULL PRIMARY KEY,
+    idx {leaf_key},
     position BIGINT NOT NULL,
     hashes {binary} NOT NULL
 );
@@ -51,7 +51,11 @@ def _binary(conn: Any) -> str:
 
 def apply(conn: Any) -> None:
     cursor = conn.cursor()
-    for statement in TABLES.format(binary=_binary(conn)).split(";"):
+    binary = _binary(conn)
+    # On SQLite the leaf's index is the rowid itself: a proof's reads are one B-tree
+    # lookup a row, not an index's and then the table's.
+    leaf_key = "BIGINT NOT NULL PRIMARY KEY" if binary == "BYTEA" else "INTEGER PRIMARY KEY"
+    for statement in TABLES.format(binary=binary, leaf_key=leaf_key).split(";"):
         cursor.execute(statement)
 
 

@@ -19,7 +19,7 @@ from api.checkpoints.schemas import (
     CosignatureSchema,
     VerifierKeySchema,
 )
-from api.common import Blueprint
+from api.common import MIN_POSITION, Blueprint
 from api.reads import page, read_store
 from domain.errors import NotFound
 from projections.checkpoints import add_cosignature, checkpoints, latest
@@ -32,7 +32,8 @@ class CheckpointsBlueprint(Blueprint):
     def note(self, rule: str, answer: type[Schema]) -> Callable[[Callable[..., Any]], Any]:
         """A GET answering a signed note as text/plain, or JSON when asked."""
         return self._operation(rule, "GET", 200, answer, None,
-                               doc={"responses": {200: {"content": TEXT}}}, headers=None)
+                               doc={"responses": {200: {"content": TEXT}},
+                                    "parameters": [MIN_POSITION]}, headers=None)
 
     def post(self, rule: str, body: type[Schema], answer: type[Schema]
              ) -> Callable[[Callable[..., Any]], Any]:

@@ -294,3 +294,18 @@ def test_a_witness_signed_in_to_the_pages_sees_none_of_them(club: Club,
     shown = {page: browser.get(_filled(page)).status_code for page in pages}
 
     assert shown and set(shown.values()) == {403}, shown
+
+
+def test_every_page_shows_the_verifier_key_in_its_footer(club: Club, signing_app: Flask) -> None:
+    from tests.api.helpers import send_sign_in
+    from tests.conftest import TREASURER_TOKEN
+
+    browser = signing_app.test_client()
+    send_sign_in(browser, TREASURER_TOKEN)
+
+    home = browser.get("/web/").get_data(as_text=True)
+    sign_in = signing_app.test_client().get("/web/sign-in").get_data(as_text=True)
+
+    vkey = log_key(club).vkey
+    assert f'<code class="vkey">{vkey}</code>' in home
+    assert vkey in sign_in

@@ -203,3 +203,20 @@ def test_a_witness_without_a_player_token_cannot_read_proofs(
 
     with pytest.raises(ClickException, match="403"):
         served.witness(tmp_path)
+
+
+def test_pontoon_tokens_create_issues_a_witness_token(served: Served, tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.integration.projection_session import PONTOON, pontoon_env
+
+    made = subprocess.run([str(PONTOON), "tokens", "create", "--role", "witness"],
+                          env=pontoon_env(served.settings), cwd=tmp_path, text=True,
+                          capture_output=True, timeout=120, check=False)
+    token = made.stdout.strip()
+
+    assert made.returncode == 0, made.stderr
+    listed = ok(served.club.client.get("/v1/tokens?limit=500", headers=served.club.treasurer))
+    assert "witness" in {t["role"] for t in listed["items"]}
+    refused = served.club.client.get("/v1/tables", headers={"Authorization": f"Bearer {token}"})
+    assert refused.status_code == 403
