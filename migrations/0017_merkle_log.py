@@ -5,7 +5,8 @@
   (projections/proofs.py says how a node is found);
 - `checkpoints`: the signed notes the elected runner made (projections/checkpoints.py), and
   `checkpoint_cosignatures` the witnesses' cosignatures of them. Neither is derived from
-  the log, so neither is rebuilt: a checkpoint once published stays as it was signed.
+  the log, so neither is rebuilt: a checkpoint once published stays as it was signed;
+  `cosignature_receipts` keeps each Idempotency-Key a witness sent with the request's hash.
 
 Binary columns are BLOB on SQLite and BYTEA on PostgreSQL, as `event_hashes` (0003).
 """
@@ -41,6 +42,11 @@ CREATE TABLE checkpoint_cosignatures (
     signed_at BIGINT NOT NULL,
     received_at TEXT NOT NULL,
     PRIMARY KEY (size, name, key_id)
+);
+CREATE TABLE cosignature_receipts (
+    idempotency_key TEXT NOT NULL PRIMARY KEY,
+    request_hash TEXT NOT NULL,
+    size BIGINT NOT NULL
 )
 """
 
@@ -61,7 +67,8 @@ def apply(conn: Any) -> None:
 
 def rollback(conn: Any) -> None:
     cursor = conn.cursor()
-    for table in ("checkpoint_cosignatures", "checkpoints", "merkle_leaves"):
+    for table in ("cosignature_receipts", "checkpoint_cosignatures", "checkpoints",
+                  "merkle_leaves"):
         cursor.execute(f"DROP TABLE {table}")
 
 

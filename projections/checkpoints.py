@@ -15,6 +15,7 @@ and its read models rebuilt), and says so in its log instead.
 from __future__ import annotations
 
 import base64
+import hashlib
 import logging
 import threading
 import time
@@ -132,13 +133,19 @@ def checkpoints(store: ReadStore, *, after: int = 0, limit: int = 50) -> list[di
                                    "WHERE size > %s ORDER BY size LIMIT %s", (after, limit)))
 
 
-def add_cosignature(store: ReadStore, size: int, line: str, vkey: str) -> dict[str, Any]:
+def add_cosignature(store: ReadStore, size: int, line: str, vkey: str, *,
+                    key: str | None = None) -> dict[str, Any]:
     """Keep a witness's cosignature of the checkpoint of `size` (the newest it made of that
-    checkpoint), once it verifies against the witness's key; the served note carries it."""
+    checkpoint), once it verifies against the witness's key; the served note carries it.
+    `key`: the request's Idempotency-Key, scoped to its sender: a repeat changes nothing;
+    the key sent with another request is refused."""
     rows = store.rows(f"SELECT {COLUMNS} FROM checkpoints WHERE size = %s",  # noqa: S608
                       (size,))
     if not rows:
         raise NotFound(f"there is no checkpoint of size {size}")
+    asked = hashlib.sha256(f"{size}\n{line}\n{vkey}".encode()).hexdigest()
+    if key is not None and _repeated(store, key, asked):
+        return shown(store, rows)[0]
     try:
         witness = Verifier.parse(vkey, kind=COSIGNER)
         signature = Signature.parse(line)
@@ -152,10 +159,23 @@ def add_cosignature(store: ReadStore, size: int, line: str, vkey: str) -> dict[s
         raise NotAllowed(f"the cosignature is refused: it is dated {signed_at}, in the future "
                          "(check the witness's clock)")
     received = now.isoformat(timespec="microseconds")
+    receipt = [] if key is None else [
+        ("INSERT INTO cosignature_receipts (idempotency_key, request_hash, size) VALUES "
+         "(%s, %s, %s) ON CONFLICT DO NOTHING", (key, asked, size))]
     store.run([
         ("DELETE FROM checkpoint_cosignatures WHERE size = %s AND name = %s AND key_id = %s "
          "AND signed_at <= %s", (size, witness.name, witness.key_id.hex(), signed_at)),
         ("INSERT INTO checkpoint_cosignatures (size, name, key_id, line, signed_at, "
          "received_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-         (size, witness.name, witness.key_id.hex(), signature.line, signed_at, received))])
+         (size, witness.name, witness.key_id.hex(), signature.line, signed_at, received)),
+        *receipt])
     return shown(store, rows)[0]
+
+
+def _repeated(store: ReadStore, key: str, asked: str) -> bool:
+    """Whether `key` was sent before with this very request (422 if with another)."""
+    found = store.rows("SELECT request_hash FROM cosignature_receipts WHERE "
+                       "idempotency_key = %s", (key,))
+    if found and found[0]["request_hash"] != asked:
+        raise NotAllowed("this Idempotency-Key was sent with another request")
+    return bool(found)

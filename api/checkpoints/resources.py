@@ -19,7 +19,7 @@ from api.checkpoints.schemas import (
     CosignatureSchema,
     VerifierKeySchema,
 )
-from api.common import MIN_POSITION, Blueprint
+from api.common import IDEMPOTENCY_KEY, MIN_POSITION, Blueprint, idempotency_key
 from api.reads import page, read_store
 from domain.errors import NotFound
 from projections.checkpoints import add_cosignature, checkpoints, latest
@@ -38,8 +38,8 @@ class CheckpointsBlueprint(Blueprint):
     def post(self, rule: str, body: type[Schema], answer: type[Schema]
              ) -> Callable[[Callable[..., Any]], Any]:
         """A POST that records nothing in the event log (201 and the view's answer)."""
-        return self._operation(rule, "POST", 201, answer, (body, "json"), doc={},
-                               headers=None)
+        return self._operation(rule, "POST", 201, answer, (body, "json"),
+                               doc={"parameters": [IDEMPOTENCY_KEY]}, headers=None)
 
 
 blp = CheckpointsBlueprint("checkpoints", __name__, url_prefix="/v1/checkpoints",
@@ -86,4 +86,5 @@ def cosign_checkpoint(body: dict[str, Any]) -> dict[str, Any]:
     """A witness cosigns a checkpoint it checked (c2sp.org/tlog-cosignature): kept once it
     verifies against the witness's key, and served with the note from then on."""
     require("witness")
-    return add_cosignature(read_store(None), body["size"], body["cosignature"], body["vkey"])
+    return add_cosignature(read_store(None), body["size"], body["cosignature"], body["vkey"],
+                           key=idempotency_key())

@@ -309,3 +309,23 @@ def test_every_page_shows_the_verifier_key_in_its_footer(club: Club, signing_app
     vkey = log_key(club).vkey
     assert f'<code class="vkey">{vkey}</code>' in home
     assert vkey in sign_in
+
+
+def test_a_cosignature_sent_again_with_its_idempotency_key_changes_nothing(club: Club) -> None:
+    """API.md: every POST accepts an Idempotency-Key; the same key with another body is 422."""
+    checkpoint, _ = open_checkpoint(latest(club, beyond=settle_a_deal(club))["note"],
+                                    log_key(club))
+    witness = Signer.generate("committee.example/ann", COSIGNATURE_V1)
+    headers = {**witness_token(club), "Idempotency-Key": "night-1"}
+    body = cosigned(club, witness, checkpoint.size, checkpoint.text, 1_700_000_000)
+    other = cosigned(club, witness, checkpoint.size, checkpoint.text, 1_700_000_500)
+
+    first = ok(club.client.post("/v1/checkpoints/cosignatures", headers=headers, json=body),
+               201)
+    again = ok(club.client.post("/v1/checkpoints/cosignatures", headers=headers, json=body),
+               201)
+    refused = club.client.post("/v1/checkpoints/cosignatures", headers=headers, json=other)
+
+    assert again == first
+    assert "another request" in problem(refused, 422)["detail"]
+    assert club.client.get("/v1/checkpoints/latest").get_data(as_text=True) == first["note"]
