@@ -30,7 +30,7 @@ def projections_run() -> None:
 
     from api.observability import configure_logging
     from projections.election import election_for, lead
-    from projections.service import duties, sender_for
+    from projections.service import checkpointer_for, duties, sender_for
 
     settings, ledger, runner = open_projections()
     configure_logging(settings.log_level)
@@ -42,7 +42,8 @@ def projections_run() -> None:
     console.print(f"projections: following the {settings.store} store when elected "
                   f"({chosen.description}); Ctrl-C stops")
     try:
-        lead(chosen, duties(runner, sender_for(runner, settings)), stop,
+        lead(chosen, duties(runner, sender_for(runner, settings),
+                            checkpointer_for(runner, settings)), stop,
              standing_by=lambda: console.print(
                  "projections: another runner holds the lock; standing by to take over"))
     finally:
@@ -80,26 +81,26 @@ def projections_status() -> None:
 
 
 @main.command()
-@click.option("--checkpoint", "sealed", default=None, metavar='"POSITION HASH"',
-              help="A checkpoint kept outside the database: the log must still extend it.")
-def verify(sealed: str | None) -> None:
+@click.option("--checkpoint", "sealed", default=None, metavar='"POSITION HASH" | NOTE',
+              help="A checkpoint kept outside the database, that the log must still extend: "
+                   "`POSITION HASH`, or a signed note (its text, a file, or - to read it).")
+@click.option("--vkey", default=None, help="The key a signed checkpoint must be signed by "
+              "(default: the service's own, PONTOON_SIGNING_KEY_FILE).")
+def verify(sealed: str | None, vkey: str | None) -> None:
     """Re-check every deal, chip conservation, every shuffle commitment and that nothing
-    recorded was changed, inserted or deleted (the hash chains and snapshots)."""
+    recorded was changed, inserted or deleted (the hash chains, snapshots, Merkle log)."""
     import dataclasses
     import functools
 
     from application.store import build_ledger
+    from cli.signing import read_checkpoint
     from config import Settings
-    from domain.integrity import Checkpoint
     from projections.runner import Projections
     from projections.store import read_store
     from projections.verify import verify as run_verify
 
-    try:
-        checkpoint = Checkpoint.parse(sealed) if sealed is not None else None
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--checkpoint") from None
     settings = Settings.from_env()
+    checkpoint, signed = read_checkpoint(sealed, vkey, settings)
     ledger = build_ledger(settings)
     console = Console()
     try:
@@ -116,13 +117,16 @@ def verify(sealed: str | None) -> None:
                 # (one connection is all it uses).
                 reopen=functools.partial(build_ledger, dataclasses.replace(
                     settings, pool_size=1, pool_overflow=0))
-                if settings.store != "memory" else None)
+                if settings.store != "memory" else None, signed=signed)
     finally:
         ledger.close()
-    _print_report(console, report, checkpoint)
+    _print_report(console, report, str(checkpoint) if checkpoint else
+                  f"{signed.size} of {signed.origin}, signed" if signed else None)
 
 
-def _print_report(console: Console, report: Any, checkpoint: Any) -> None:
+def _print_report(console: Console, report: Any, checkpoint: str | None) -> None:
+    from rich.markup import escape
+
     console.print(f"checked {report.events} events: {report.deals} deals, "
                   f"{report.accounts} accounts, {report.seeds} shuffles, "
                   f"{report.snapshots} snapshots")
@@ -136,7 +140,7 @@ def _print_report(console: Console, report: Any, checkpoint: Any) -> None:
                   "its commitment[/]")
     if report.chained:
         console.print("[bold green]both hash chains and every snapshot match the recorded "
-                      "events[/]" + (f"; the log extends checkpoint {checkpoint}"
+                      "events[/]" + (f"; the log extends checkpoint {escape(checkpoint)}"
                                      if checkpoint else ""), highlight=False)
     if report.checkpoint is not None:
         console.print(f"checkpoint: {report.checkpoint}", highlight=False, soft_wrap=True)

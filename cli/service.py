@@ -15,13 +15,17 @@ from cli.main import main
 
 @main.command()
 def migrate() -> None:
-    """Create the store's tables (a deploy step; workers never create tables)."""
+    """Create the store's tables (a deploy step; workers never create tables), and the
+    checkpoints' signing key (PONTOON_SIGNING_KEY_FILE) if there is none."""
     from application.store import migrate as run_migrations
+    from cli.signing import ensure_signing_key
     from config import Settings
 
     settings = Settings.from_env()
     run_migrations(settings)
-    Console().print(f"migrated the {settings.store} store at {where(settings)}")
+    console = Console()
+    console.print(f"migrated the {settings.store} store at {where(settings)}")
+    ensure_signing_key(settings, console)
 
 
 @main.command()
@@ -60,7 +64,10 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
         raise click.ClickException(str(taken)) from None
     console = Console()
     if run_migrations:
+        from cli.signing import ensure_signing_key
+
         run_migrations_now(settings)
+        ensure_signing_key(settings, console)
     refuse_unready_store(settings)
     if print_treasurer_token:
         if settings.treasurer_token is None:

@@ -49,6 +49,12 @@ class Settings:
     # Where the server's workers keep their metrics (Prometheus multiprocess mode); a fresh
     # temporary folder when unset.
     metrics_dir: str | None = None
+    # The Ed25519 key that signs the log's checkpoints: a file outside the store, made once
+    # by `pontoon migrate` (projections/signing_key.py). Every host that may run the read
+    # models needs the same file.
+    signing_key_file: str = "var/signing-key"
+    # The first line of every checkpoint (the log's name); None: the club's name.
+    log_origin: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -91,6 +97,8 @@ class Settings:
             webhook_allow_private=flag("PONTOON_WEBHOOK_ALLOW_PRIVATE"),
             ready_max_lag=whole("PONTOON_READY_MAX_LAG", "1000"),
             metrics_dir=env.get("PONTOON_METRICS_DIR") or None,
+            signing_key_file=env.get("PONTOON_SIGNING_KEY_FILE") or "var/signing-key",
+            log_origin=env.get("PONTOON_LOG_ORIGIN") or None,
         )
 
     def __post_init__(self) -> None:
@@ -99,6 +107,10 @@ class Settings:
         _ = self.store  # raises for a URL of no store
         if self.projections not in ("auto", "in-process", "off"):
             raise ValueError("PONTOON_PROJECTIONS must be auto, in-process or off")
+        if self.log_origin is not None and (not self.log_origin.strip() or any(
+                ord(c) < 0x20 or c == "\x7f" for c in self.log_origin)):
+            raise ValueError("PONTOON_LOG_ORIGIN must be one line of text (the checkpoints' "
+                             "first line)")
         if self.log_level.upper() not in LOG_LEVELS:
             raise ValueError(f"PONTOON_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, "
                              f"not {self.log_level!r}")

@@ -1,10 +1,13 @@
 """What the elected process runs (projections/election.py): the read models and webhook
-outbox following the log, and the webhook sender, each in a thread of its own."""
+outbox following the log, the webhook sender and the checkpointer, each in a thread of
+its own."""
 
 from __future__ import annotations
 
 from config import Settings
+from projections.checkpoints import Checkpointer
 from projections.election import Duty
+from projections.merkle import MerkleLog
 from projections.runner import Projections
 from projections.webhooks.outbox import WebhookOutbox
 from projections.webhooks.sender import Sender
@@ -18,5 +21,13 @@ def sender_for(projections: Projections, settings: Settings) -> Sender:
                   wake=outbox.wrote, allow_private=settings.webhook_allow_private)
 
 
-def duties(projections: Projections, sender: Sender) -> list[tuple[str, Duty]]:
-    return [("read-models", projections.follow), ("webhook-sender", sender.run)]
+def checkpointer_for(projections: Projections, settings: Settings) -> Checkpointer:
+    """The checkpointer, woken whenever the Merkle log commits a settled deal."""
+    merkle = next(m for m in projections.models if isinstance(m, MerkleLog))
+    return Checkpointer(projections.store, settings, merkle)
+
+
+def duties(projections: Projections, sender: Sender,
+           checkpointer: Checkpointer | None = None) -> list[tuple[str, Duty]]:
+    signing = [("checkpoints", checkpointer.run)] if checkpointer is not None else []
+    return [("read-models", projections.follow), ("webhook-sender", sender.run), *signing]

@@ -19,6 +19,7 @@ from api.web.pages import (  # noqa: F401
     reports,
     sign_in,
     tables,
+    verifier,
 )
 from api.web.pages.site import bp
 
