@@ -22,11 +22,10 @@ from config import Settings
 from domain.aggregates import Account, DealAggregate, Dispute, Receipt, TableAggregate, Token
 from domain.engine.legal import legal_actions
 from projections.decoding import Decoder
-from tests.integration.ledger_club import LedgerClub
 from tests.integration.test_events_and_snapshots import PINNED_TOPICS
 from tests.integration.test_verify import void_deal_pack
+from tests.ledger_club import LedgerClub, stacked_pack
 from tests.scenarios.runner import load, play, scenario_files
-from tests.unit.conftest import stacked_pack
 
 BASES = {"domain.aggregates:Account.Moved"}  # declared as a base, never stored itself
 # An auction opens only when a Shoot Pontoon kitty runs empty (R9.10): not reached here.
