@@ -68,13 +68,16 @@ class Recorded:
         self.ledger = ledger
         self.position = 0
         self.facts: list[tuple[str, f.Fact]] = []  # (stream, fact), the order recorded
+        self.streams: dict[str, list[f.Fact]] = {}  # each table's and deal's own facts
         self.postings: list[Posting] = []
         self.posting_ids: list[str] = []
         self.accounts: dict[UUID, str] = {}  # Account id -> posting name
         self.balances: dict[str, int] = {}  # by posting name
         self.entries: dict[str, list[Entry]] = {}  # by posting name
+        self.moves: list[tuple[str, Entry]] = []  # every entry with its account, in order
         self.tables: list[str] = []
         self.deals: list[str] = []
+        self.versions: dict[UUID, int] = {}  # every aggregate's last version
         self._seen: set[str] = set()
 
     def update(self) -> Recorded:
@@ -86,6 +89,7 @@ class Recorded:
         return self
 
     def _read(self, position: int, event: Any) -> None:
+        self.versions[event.originator_id] = event.originator_version
         if isinstance(event, FACT_EVENTS):
             self._fact(event)
         elif isinstance(event, Account.Opened):
@@ -103,6 +107,7 @@ class Recorded:
             self.deals.append(stream)
             self.balances[escrow_account(stream)] = 0
         self.facts.append((stream, fact))
+        self.streams.setdefault(stream, []).append(fact)
         for index, posting in enumerate(fact.carried_postings()):
             self._posting(posting_id(event.originator_id, event.originator_version, index),
                           posting)
@@ -118,13 +123,15 @@ class Recorded:
         name = self.accounts[event.originator_id]
         change = event.amount if isinstance(event, Account.Credited) else -event.amount
         self.balances[name] = event.balance_after
-        self.entries.setdefault(name, []).append(
-            Entry(position, event.posting_id, change, event.balance_after, posting))
+        self._move(name, Entry(position, event.posting_id, change, event.balance_after, posting))
         if TREASURY in (event.from_account, event.to_account):  # its side is this entry
             held = self.balances.get(TREASURY, 0) - change
             self.balances[TREASURY] = held
-            self.entries.setdefault(TREASURY, []).append(
-                Entry(position, event.posting_id, -change, held, posting))
+            self._move(TREASURY, Entry(position, event.posting_id, -change, held, posting))
+
+    def _move(self, name: str, entry: Entry) -> None:
+        self.entries.setdefault(name, []).append(entry)
+        self.moves.append((name, entry))
 
     def _posting(self, key: str, posting: Posting) -> None:
         if key not in self._seen:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
@@ -31,13 +31,19 @@ settings.register_profile("long", derandomize=False, deadline=None, print_blob=T
                           suppress_health_check=_SLOW)
 
 
-def budget(examples: int, *, steps: int | None = None) -> settings:
+def budget(examples: int, *, steps: int | None = None, shrink: bool = True) -> settings:
     """The settings of one random test: `examples` runs (of `steps` commands each, for a
-    state machine), as the profile scales them."""
+    state machine), as the profile scales them. Without `shrink` the CI profile reports a
+    failing run as it found it (it replays: the blob printed reproduces it), rather than
+    spending minutes on a store shrinking it; the long profile always shrinks."""
     more: dict[str, Any] = {}
     if steps is not None:
         more["stateful_step_count"] = steps * (2 if PROFILE == "long" else 1)
-    return settings(settings.get_profile(PROFILE), max_examples=examples * FACTOR, **more)
+    phases = [Phase.explicit, Phase.reuse, Phase.generate]
+    if shrink or PROFILE == "long":
+        phases.append(Phase.shrink)
+    return settings(settings.get_profile(PROFILE), max_examples=examples * FACTOR,
+                    phases=phases, **more)
 
 
 @st.composite
