@@ -2,7 +2,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run demo demo-game test lint bench clean
+.PHONY: install run demo demo-game test test-long lint bench clean
 
 install: $(STAMP)
 
@@ -30,6 +30,12 @@ demo-game: install
 
 test: install
 	$(BIN)/pytest
+
+# The random tests (property and stateful) ten times longer, from fresh random seeds, with
+# no per-test timeout; PONTOON_HYPOTHESIS_FACTOR=N scales them (README, Tests and CI).
+test-long: install
+	PONTOON_HYPOTHESIS_PROFILE=long $(BIN)/pytest --timeout=0 tests/unit/test_properties.py \
+		tests/integration/test_stateful_ledger.py
 
 lint: install
 	$(BIN)/ruff check .

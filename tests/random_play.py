@@ -3,7 +3,7 @@
 Two hypothesis profiles, chosen by PONTOON_HYPOTHESIS_PROFILE:
 - `ci` (the default): derandomized, so every run plays the same examples (a failure in CI
   fails again on a laptop), and bounded, so the random tests stay a small part of the suite;
-- `long` (`make test-long`): PONTOON_HYPOTHESIS_FACTOR (default 20) times the examples and
+- `long` (`make test-long`): PONTOON_HYPOTHESIS_FACTOR (default 10) times the examples and
   twice the steps of each stateful run, from fresh random seeds every time, with failures
   kept in `.hypothesis/` so the next run tries them first.
 """
@@ -22,7 +22,7 @@ PROFILES = ("ci", "long")
 PROFILE = os.environ.get("PONTOON_HYPOTHESIS_PROFILE", "ci")
 if PROFILE not in PROFILES:
     raise ValueError(f"PONTOON_HYPOTHESIS_PROFILE must be one of {PROFILES}, not {PROFILE!r}")
-FACTOR = int(os.environ.get("PONTOON_HYPOTHESIS_FACTOR", "20")) if PROFILE == "long" else 1
+FACTOR = int(os.environ.get("PONTOON_HYPOTHESIS_FACTOR", "10")) if PROFILE == "long" else 1
 
 _SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large]
 settings.register_profile("ci", derandomize=True, database=None, deadline=None,
