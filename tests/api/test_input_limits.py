@@ -13,7 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests.api.helpers import UNKNOWN, Club, game, ok, problem, shared_client
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 __all__ = ["shared_client"]
 

@@ -22,11 +22,10 @@ from config import Settings
 from domain.aggregates import Account, DealAggregate, Dispute, Receipt, TableAggregate, Token
 from domain.engine.legal import legal_actions
 from projections.decoding import Decoder
-from tests.integration.ledger_club import LedgerClub
 from tests.integration.test_events_and_snapshots import PINNED_TOPICS
 from tests.integration.test_verify import void_deal_pack
+from tests.ledger_club import LedgerClub, stacked_pack
 from tests.scenarios.runner import load, play, scenario_files
-from tests.unit.conftest import stacked_pack
 
 BASES = {"domain.aggregates:Account.Moved"}  # declared as a base, never stored itself
 # An auction opens only when a Shoot Pontoon kitty runs empty (R9.10): not reached here.
@@ -65,6 +64,9 @@ def play_the_rest(ledger: Ledger) -> None:
     ledger.create_token("player", player_id=ids["Pat"])
     webhook = ledger.create_webhook("https://example.com/hook", ["deal.settled"],
                                     created_by="treasurer:t")
+    ledger.enable_webhook(str(webhook.result["id"]), False, by="treasurer:t")
+    ledger.enable_webhook(str(webhook.result["id"]), True, by="treasurer:t")
+    ledger.replay_webhook(str(webhook.result["id"]), 1, by="treasurer:t")
     ledger.delete_webhook(str(webhook.result["id"]), deleted_by="treasurer:t")
     settled = str(ledger.start_deal(table_id).result["deal_id"]) if _over(ledger, deal_id) \
         else deal_id
