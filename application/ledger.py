@@ -1,7 +1,8 @@
 """The ledger application: one method per command of API.md; load, decide, save once.
 
-Players and chips, tables and deals are here; tokens in tokens.py, disputes in disputes.py;
-loading, posting and the retried, idempotent running of a command in base.py.
+Players and chips, tables and deals are here; tokens in tokens.py, disputes in disputes.py,
+the club and its nights in club.py; loading, posting and the retried, idempotent running of
+a command in base.py.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import IntegrityError
 
 from application.base import Decision, LedgerBase, Outcome, _expect, _hash, _postings_of
+from application.club import ClubCommands
 from application.disputes import DisputeCommands
 from application.tokens import TokenCommands
 from application.webhooks import WebhookCommands
@@ -37,7 +39,7 @@ def chip_count(amount: int) -> str:
     return f"{amount} chip{'' if amount == 1 else 's'}"
 
 
-class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
+class Ledger(TokenCommands, DisputeCommands, WebhookCommands, ClubCommands, LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------
