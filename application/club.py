@@ -18,7 +18,7 @@ from domain.aggregates import CLUB_ID, Club
 from domain.aggregates import clock as event_clock
 from domain.aggregates.club import DEFAULT_NAME, DEFAULT_RULE, calendar_of
 from domain.engine.calendar import Calendar, DayRule, text
-from domain.errors import NotAllowed, NotFound, NotNow
+from domain.errors import Conflict, NotAllowed, NotFound, NotNow
 
 # The chips each counted account held at the end of a day, by account: read by whoever
 # closes (the API reads the read models), given the day's bounds.
@@ -59,14 +59,20 @@ class ClubCommands(LedgerBase):
 
     def change_club(self, *, changed_by: str, name: str | None = None,
                     time_zone: str | None = None, day_starts_at: str | None = None,
-                    key: str | None = None) -> Outcome:
-        """Name the club or change its calendar; what is not given stays as it is."""
+                    key: str | None = None, expected_version: int | None = None) -> Outcome:
+        """Name the club or change its calendar; what is not given stays as it is, and
+        nothing is recorded when nothing changes. `expected_version`: If-Match."""
         request = {"name": name, "time_zone": time_zone, "day_starts_at": day_starts_at}
 
         def decide() -> Decision:
             club = self._club_to_change(changed_by)
+            stored = club.version - len(club.pending_events)  # 0 before anything is
+            if expected_version is not None and stored != expected_version:
+                raise Conflict(f"the club has changed since version {expected_version} "
+                               f"(now {stored}); read it again and decide again")
             rule = DayRule(time_zone or club.time_zone, day_starts_at or club.day_starts_at)
-            club.change(name=name or club.name, rule=rule, by=changed_by)
+            if (name or club.name, rule) != (club.name, club.rule):
+                club.change(name=name or club.name, rule=rule, by=changed_by)
             return [club], {**_view(club).as_dict(), "version": club.version}
         return self._command("change_club", request, key, decide)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from eventsourcing.persistence import InterfaceError, OperationalError, Tracking
 
+from projections.activity import ActivityModel
 from projections.audit import AuditModel
 from projections.balances import BalancesModel
 from projections.base import EventLog, ReadModel
@@ -33,7 +34,7 @@ from projections.tokens import TokensModel
 from projections.webhooks.outbox import WebhookOutbox
 
 MODELS: tuple[type[ReadModel], ...] = (BalancesModel, StatementsModel, AuditModel,
-                                       DisputesModel, TablesModel, TokensModel)
+                                       DisputesModel, TablesModel, TokensModel, ActivityModel)
 # A busy or lost database (SQLite's "database is locked", a dropped connection, a deadlock
 # or a lock timeout): not a read model's failure; the page is tried again shortly.
 TRANSIENT = (OperationalError, InterfaceError)

@@ -14,6 +14,7 @@ from flask import Blueprint, make_response, render_template, request
 from werkzeug import Response
 from werkzeug.exceptions import HTTPException
 
+from api.calendar import bound_text, club_calendar, parse_bound
 from api.inputs import text_problem
 from api.services import ProjectionsBehind
 from api.web.present import card, clock, signed, when
@@ -51,18 +52,17 @@ def arg_int(name: str, default: int | None = None) -> int | None:
 
 
 def arg_moment(name: str, *, end: bool = False, default: str = "") -> str | None:
-    """A period's bound from a date or time field (`from`, `to`), as the API reads it."""
-    from api.schemas import moment
-
+    """A period's bound from a date or time field (`from`, `to`), on the club's calendar
+    as the API reads it, but a time without its offset is the club's own time."""
     value = request.args.get(name, "").strip() or default
     if not value:
         return None
-    for written in (value, value + "+00:00"):  # a time without its offset is UTC
-        try:
-            return moment(written, end=end) if len(written) <= 40 else None
-        except (ValueError, OverflowError):
-            continue
-    raise FormError(f"`{name}` must be a date (2026-12-05) or a time (2026-12-05T20:00).")
+    calendar = club_calendar()
+    try:
+        return bound_text(parse_bound(value, local=calendar), calendar, end=end)
+    except ValueError:
+        raise FormError(f"`{name}` must be a date (2026-12-05, a club day) or a time "
+                        "(2026-12-05T20:00, the club's time).") from None
 
 
 def arg_choice(name: str, choices: tuple[str, ...]) -> str:

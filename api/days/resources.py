@@ -1,0 +1,124 @@
+"""Club days: the days with play, each night's sheet, and closing a night (API.md, "The
+club's calendar")."""
+
+from __future__ import annotations
+
+import datetime as dt
+from datetime import datetime, timedelta
+from typing import Any
+
+import flask_smorest
+
+from api.auth import require
+from api.calendar import OutOfRange, club_view, day_of_path, with_club_days
+from api.common import Blueprint, idempotency_key, ledger, positioned, wants_csv
+from api.days.schemas import (
+    CloseSchema,
+    DayClosedSchema,
+    DaysQuerySchema,
+    DaysSchema,
+    NightQuerySchema,
+    NightSheetSchema,
+)
+from api.downloads import csv_response
+from api.inputs import Refusal
+from api.reads import read_store, told_apart
+from application import Outcome
+from domain.engine.calendar import text
+from projections.asof import standing
+from projections.days import closed_as_shown, days_with_play, night_sheet, play_span
+
+blp = Blueprint("days", __name__, url_prefix="/v1/days", description="Club days")
+
+SHEET_COLUMNS = ("player_id", "name", "net", "deals", "buy_ins", "cash_outs", "held_at_end",
+                 "to_cash_out", "debt_to_collect", "disputes", "corrections")
+
+
+@blp.read("", DaysSchema, query=DaysQuerySchema)
+def list_days(query: dict[str, Any]) -> dict[str, Any]:
+    """The club days with play, newest first: deals, chips issued and redeemed, the kitties'
+    change, disputes raised, and whether the night is closed (staff)."""
+    require("operator")
+    store = read_store(query.get("min_position"))
+    club = club_view()
+    calendar = club.calendar
+    span = play_span(store, calendar)
+    if span is None:
+        return {"items": [], "next": None}
+    first, last = span
+    if query.get("start") is not None:
+        first = max(first, calendar.day_of(datetime.fromisoformat(query["start"])))
+    if query.get("end") is not None:
+        final = datetime.fromisoformat(query["end"]) - timedelta(microseconds=1)
+        last = min(last, calendar.day_of(final))
+    if query.get("after") is not None:
+        last = min(last, query["after"] - timedelta(days=1))
+    rows = days_with_play(store, calendar, first, last, query["limit"])
+    for row in rows:
+        row["closed"] = row["date"] in club.closes
+    return {"items": rows,
+            "next": rows[-1]["date"] if len(rows) == query["limit"] else None}
+
+
+@blp.read("/<string:date>", NightSheetSchema, query=NightQuerySchema, csv=True)
+def night(query: dict[str, Any], date: str) -> Any:
+    """A club day's night sheet: each player's result and what they held at its end, each
+    table's deals and kitty, the day's disputes and checks; once closed, the close (staff).
+    CSV: one row per player."""
+    require("operator")
+    chosen = _day(date)
+    club = club_view()
+    start, end = _bounds(chosen)
+    sheet = night_sheet(read_store(query.get("min_position")), start, end)
+    rule = club.calendar.rule_for(chosen)
+    sheet.update(date=chosen.isoformat(), start=sheet.pop("from"), end=sheet.pop("to"),
+                 time_zone=rule.time_zone, day_starts_at=rule.day_starts_at,
+                 closed=closed_as_shown(club.closes.get(chosen.isoformat())))
+    with_club_days(sheet["disputes"], "raised_at")
+    if wants_csv(query):
+        shown = told_apart({row["player_id"]: row["name"] for row in sheet["players"]})
+        return csv_response(({**row, "name": shown[row["player_id"]]}
+                             for row in sheet["players"]), SHEET_COLUMNS,
+                            f"night-{chosen.isoformat()}.csv")
+    return sheet
+
+
+def _closed(outcome: Outcome) -> dict[str, Any]:
+    day = outcome.result["date"]
+    return {**positioned(outcome), "closed": closed_as_shown(ledger().club().closes[day])}
+
+
+@blp.command("/<string:date>/close", CloseSchema, DayClosedSchema, status=201, show=_closed)
+def close_day(body: dict[str, Any], date: str) -> Outcome:
+    """The treasurer closes a night once its club day is over: the chips counted, if any,
+    are recorded against what the ledger says each player held at its end, and the
+    differences shown (nothing is posted). 409 before the day's end or a second time."""
+    who = require("treasurer")
+    chosen = _day(date)
+    store = read_store(ledger().recorder.max_notification_id())
+
+    def holdings(start: datetime, end: datetime, accounts: list[str]) -> dict[str, int]:
+        held = standing(store, text(end), accounts=accounts, kinds=("player",))
+        return {account: held.get(account, 0) for account in accounts}
+    return ledger().close_day(chosen, counted=body["counted"], holdings=holdings,
+                              closed_by=who.id, key=idempotency_key())
+
+
+def _day(written: str) -> dt.date:
+    """The path's date: 400 if it is not one, 422 if it names no day."""
+    try:
+        return day_of_path(written)
+    except OutOfRange as refused:
+        flask_smorest.abort(422, errors={"date": [Refusal(str(refused))]})
+    except ValueError as error:
+        flask_smorest.abort(400, errors={"date": [str(error)]})
+    raise AssertionError("unreachable")
+
+
+def _bounds(day: dt.date) -> tuple[str, str]:
+    try:
+        start, end = club_view().calendar.bounds(day)
+    except OverflowError:
+        flask_smorest.abort(422, errors={"date": [Refusal(
+            f"{day.isoformat()} is outside the years the ledger can record")]})
+    return text(start), text(end)

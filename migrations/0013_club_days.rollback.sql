@@ -1,0 +1,3 @@
+DROP INDEX deals_by_start_and_phase;
+DROP TABLE activity;
+DELETE FROM tracking WHERE application_name = 'Ledger:activity';

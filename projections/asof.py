@@ -1,0 +1,120 @@
+"""Every account as it stood at an instant (API.md, "The club's calendar": as-of balances).
+
+`cutoff` is exclusive: the accounts after every posting recorded before it (a time given by
+a client is that instant, so the caller passes the next microsecond; a club day's end is
+exclusive already). The total of every account is 0 at every instant:
+
+- a player's or a kitty's balance is its own last entry's `balance_after`: one aggregate's
+  entries are stamped in the order they were saved, so that entry counts every one before;
+- a posting between two accounts that keep entries stands from its second entry, as the
+  balances read model applies it (projections/balances.py): an entry made before the cutoff
+  whose posting's other entry was made after it is taken back out (the two are stamped
+  within one command, microseconds apart);
+- the treasury's entries come from many players' commands, stamped in no single order, so
+  its balance is the sum of its entries before the cutoff, not its last `balance_after`;
+- a deal's stakes (its escrow, which keeps no entries) are summed from the postings on its
+  other side, for the deals that were open then.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from domain.engine.calendar import text
+from projections.store import ReadStore
+
+# Both entries of a posting are stamped within one command: far less than this apart.
+STRADDLE = timedelta(minutes=1)
+LAST_ENTRY = ("(SELECT p.balance_after FROM postings p WHERE p.account = a.account AND "
+              "p.at < %s ORDER BY p.at DESC, p.position DESC LIMIT 1)")
+
+
+def standing(store: ReadStore, cutoff: str, accounts: Sequence[str] | None = None,
+             kinds: Sequence[str] = ("player", "kitty", "treasury", "escrow")
+             ) -> dict[str, int]:
+    """Balances just before `cutoff` of `accounts` (or of every account of `kinds`): only
+    those not 0, with the escrows of the deals open then."""
+    where, params = _which(accounts, kinds)
+    found: dict[str, int] = {}
+    if set(kinds) & {"player", "kitty"}:
+        for row in store.rows(f"SELECT a.account, {LAST_ENTRY} AS balance FROM accounts a "
+                              f"WHERE a.kind IN ('player', 'kitty') AND {where}",
+                              (cutoff, *params)):
+            if row["balance"]:
+                found[row["account"]] = int(row["balance"])
+    for account, change in _straddling(store, cutoff).items():
+        if account in found or _wanted(account, accounts, kinds):
+            found[account] = found.get(account, 0) - change
+    if "treasury" in kinds and (accounts is None or "treasury" in accounts):
+        [row] = store.rows("SELECT COALESCE(SUM(change), 0) AS balance FROM postings "
+                           "WHERE account = 'treasury' AND at < %s", (cutoff,))
+        found["treasury"] = int(row["balance"])
+    if "escrow" in kinds:
+        found.update({a: b for a, b in escrows(store, cutoff).items()
+                      if accounts is None or a in accounts})
+    return {account: balance for account, balance in found.items() if balance}
+
+
+def held(store: ReadStore, cutoff: str | None) -> int:
+    """Chips held by players, kitties and the stakes on tables just before `cutoff` (None:
+    now): every chip issued and not redeemed (R11.1)."""
+    if cutoff is None:
+        [now] = store.rows("SELECT COALESCE(SUM(balance), 0) AS held FROM accounts "
+                           "WHERE kind <> 'treasury'")
+        return int(now["held"])
+    return sum(standing(store, cutoff, kinds=("player", "kitty", "escrow")).values())
+
+
+def escrows(store: ReadStore, cutoff: str) -> dict[str, int]:
+    """The stakes on each deal open just before `cutoff`, by escrow account."""
+    early = text(datetime.fromisoformat(cutoff) - STRADDLE)
+    deal_ids = [r["deal_id"] for r in store.rows(
+        "SELECT deal_id FROM deals WHERE started_at < %s AND (ended_at IS NULL OR "
+        "ended_at >= %s)", (cutoff, early))]
+    if not deal_ids:
+        return {}
+    marks = ", ".join(["%s"] * len(deal_ids))
+    rows = store.rows(
+        "SELECT deal_id, COALESCE(SUM(CASE WHEN to_account LIKE %s THEN amount "
+        "WHEN from_account LIKE %s THEN -amount ELSE 0 END), 0) AS held "
+        f"FROM postings WHERE deal_id IN ({marks}) AND at < %s AND account <> 'treasury' "
+        "GROUP BY deal_id", ("escrow:%", "escrow:%", *deal_ids, cutoff))
+    return {f"escrow:{r['deal_id']}": int(r["held"]) for r in rows if int(r["held"])}
+
+
+def _straddling(store: ReadStore, cutoff: str) -> dict[str, int]:
+    """By account, the changes of entries made before `cutoff` whose posting's other entry
+    was made at or after it."""
+    moment = datetime.fromisoformat(cutoff)
+    rows = store.rows("SELECT account, posting_id, change, at FROM postings WHERE at >= %s "
+                      "AND at < %s AND account <> 'treasury'",
+                      (text(moment - STRADDLE), text(moment + STRADDLE)))
+    by_posting: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_posting[row["posting_id"]].append(row)
+    undo: dict[str, int] = defaultdict(int)
+    for entries in by_posting.values():
+        before = [e for e in entries if e["at"] < cutoff]
+        if before and len(before) < len(entries):
+            for entry in before:
+                undo[entry["account"]] += int(entry["change"])
+    return dict(undo)
+
+
+def _which(accounts: Sequence[str] | None, kinds: Sequence[str]
+           ) -> tuple[str, tuple[str, ...]]:
+    if accounts is not None:
+        if not accounts:
+            return "1 = 0", ()
+        return f"a.account IN ({', '.join(['%s'] * len(accounts))})", tuple(accounts)
+    marks = ", ".join(["%s"] * len(kinds))
+    return f"a.kind IN ({marks})", tuple(kinds)
+
+
+def _wanted(account: str, accounts: Sequence[str] | None, kinds: Sequence[str]) -> bool:
+    if accounts is not None:
+        return account in accounts
+    return account.partition(":")[0] in kinds
