@@ -36,6 +36,7 @@ class Night:
     clock: SimulatedClock
     rng: random.Random = field(default_factory=lambda: random.Random(7))
     ids: dict[str, str] = field(default_factory=dict)
+    played: list[str] = field(default_factory=list)  # every deal, in order
 
     def at(self, moment: datetime) -> Night:
         self.clock.advance_to(moment)
@@ -60,6 +61,7 @@ class Night:
     def deal(self, table_id: str) -> str:
         """A whole deal, each choice the house bot's (domain/engine/strategy.py)."""
         deal_id = str(self.ledger.start_deal(table_id).result["deal_id"])
+        self.played.append(deal_id)
         while True:
             engine = self.ledger.deal(deal_id).engine
             if engine.is_over:

@@ -7,6 +7,7 @@ catch one to show it (a refusal on a form is the exception: it is shown on that 
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,11 @@ from flask import Blueprint, make_response, render_template, request
 from werkzeug import Response
 from werkzeug.exceptions import HTTPException
 
-from api.calendar import bound_text, club_calendar, parse_bound
+from api.calendar import bound_text, club_calendar, club_view, parse_bound
 from api.inputs import text_problem
 from api.services import ProjectionsBehind
 from api.web.present import card, clock, signed, when
+from domain.engine.calendar import zone
 from domain.errors import NotFound, PontoonError
 
 log = logging.getLogger("pontoon.web")
@@ -65,6 +67,26 @@ def arg_moment(name: str, *, end: bool = False, default: str = "") -> str | None
                         "(2026-12-05T20:00, the club's time).") from None
 
 
+def arg_cutoff(name: str) -> str | None:
+    """`as_of`: a club day (its end) or a time (the club's own time without an offset), as
+    the cutoff of the postings counted (exclusive: just after the time given)."""
+    value = request.args.get(name, "").strip()
+    if not value:
+        return None
+    calendar = club_calendar()
+    try:
+        bound = parse_bound(value, local=calendar)
+        if isinstance(bound, datetime):
+            bound += timedelta(microseconds=1)
+        cutoff = bound_text(bound, calendar, end=True)
+    except (ValueError, OverflowError):
+        cutoff = None
+    if cutoff is None:
+        raise FormError(f"`{name}` must be a date (2026-12-05: the end of that club day) or "
+                        "a time (2026-12-05T20:00, the club's time).")
+    return cutoff
+
+
 def arg_choice(name: str, choices: tuple[str, ...]) -> str:
     """One of `choices`, the first when the field is absent."""
     value = request.args.get(name) or choices[0]
@@ -86,7 +108,13 @@ def arg_text(name: str, longest: int = 100) -> str | None:
 
 @bp.context_processor
 def words() -> dict[str, Any]:
-    return {"card": card, "when": when, "clock": clock, "signed": signed}
+    """Times in the club's zone, which every page names (`zone_name`)."""
+    club = club_view()
+    local = zone(club.rule.time_zone)
+    return {"card": card, "when": lambda text: when(text, local),
+            "clock": lambda text: clock(text, local), "signed": signed,
+            "zone_name": club.rule.time_zone, "day_starts_at": club.rule.day_starts_at,
+            "club_name": club.name}
 
 
 @bp.after_request
