@@ -19,7 +19,7 @@ exclusive already). The total of every account is 0 at every instant:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -56,6 +56,15 @@ def standing(store: ReadStore, cutoff: str, accounts: Sequence[str] | None = Non
         found.update({a: b for a, b in escrows(store, cutoff).items()
                       if accounts is None or a in accounts})
     return {account: balance for account, balance in found.items() if balance}
+
+
+def holdings(store: ReadStore) -> Callable[[datetime, datetime, list[str]], dict[str, int]]:
+    """What closing a night asks of the read models: each counted player's balance at the
+    end of the day (application/club.py `Holdings`)."""
+    def held_at_end(start: datetime, end: datetime, accounts: list[str]) -> dict[str, int]:
+        found = standing(store, text(end), accounts=accounts, kinds=("player",))
+        return {account: found.get(account, 0) for account in accounts}
+    return held_at_end
 
 
 def held(store: ReadStore, cutoff: str | None) -> int:

@@ -7,7 +7,7 @@ sheet is the period report of its day, with what each player held at its end.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -82,6 +82,19 @@ def _deals(store: ReadStore, windows: list[tuple[str, str, str]]) -> dict[str, i
         "JOIN deals d ON d.started_at >= w.s AND d.started_at < w.e WHERE d.phase <> 'void' "
         "GROUP BY w.day", [value for window in windows for value in window])
     return {row["day"]: int(row["n"]) for row in rows}
+
+
+def night_of(store: ReadStore, calendar: Calendar, closes: Mapping[str, Any], day: date
+             ) -> dict[str, Any]:
+    """The sheet of the club day `day` on `calendar`, with the rule its day follows and its
+    close, if closed; OverflowError for a day beyond the years the ledger can record."""
+    start, end = calendar.bounds(day)
+    sheet = night_sheet(store, text(start), text(end))
+    rule = calendar.rule_for(day)
+    sheet.update(date=day.isoformat(), time_zone=rule.time_zone,
+                 day_starts_at=rule.day_starts_at,
+                 closed=closed_as_shown(closes.get(day.isoformat())))
+    return sheet
 
 
 def night_sheet(store: ReadStore, start: str, end: str) -> dict[str, Any]:

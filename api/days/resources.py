@@ -24,9 +24,8 @@ from api.downloads import csv_response
 from api.inputs import Refusal
 from api.reads import read_store, told_apart
 from application import Outcome
-from domain.engine.calendar import text
-from projections.asof import standing
-from projections.days import closed_as_shown, days_with_play, night_sheet, play_span
+from projections.asof import holdings
+from projections.days import closed_as_shown, days_with_play, night_of, play_span
 
 blp = Blueprint("days", __name__, url_prefix="/v1/days", description="Club days")
 
@@ -68,12 +67,13 @@ def night(query: dict[str, Any], date: str) -> Any:
     require("operator")
     chosen = _day(date)
     club = club_view()
-    start, end = _bounds(chosen)
-    sheet = night_sheet(read_store(query.get("min_position")), start, end)
-    rule = club.calendar.rule_for(chosen)
-    sheet.update(date=chosen.isoformat(), start=sheet.pop("from"), end=sheet.pop("to"),
-                 time_zone=rule.time_zone, day_starts_at=rule.day_starts_at,
-                 closed=closed_as_shown(club.closes.get(chosen.isoformat())))
+    try:
+        sheet = night_of(read_store(query.get("min_position")), club.calendar, club.closes,
+                         chosen)
+    except OverflowError:
+        flask_smorest.abort(422, errors={"date": [Refusal(
+            f"{chosen.isoformat()} is outside the years the ledger can record")]})
+    sheet.update(start=sheet.pop("from"), end=sheet.pop("to"))
     with_club_days(sheet["disputes"], "raised_at")
     if wants_csv(query):
         shown = told_apart({row["player_id"]: row["name"] for row in sheet["players"]})
@@ -96,11 +96,7 @@ def close_day(body: dict[str, Any], date: str) -> Outcome:
     who = require("treasurer")
     chosen = _day(date)
     store = read_store(ledger().recorder.max_notification_id())
-
-    def holdings(start: datetime, end: datetime, accounts: list[str]) -> dict[str, int]:
-        held = standing(store, text(end), accounts=accounts, kinds=("player",))
-        return {account: held.get(account, 0) for account in accounts}
-    return ledger().close_day(chosen, counted=body["counted"], holdings=holdings,
+    return ledger().close_day(chosen, counted=body["counted"], holdings=holdings(store),
                               closed_by=who.id, key=idempotency_key())
 
 
@@ -114,11 +110,3 @@ def _day(written: str) -> dt.date:
         flask_smorest.abort(400, errors={"date": [str(error)]})
     raise AssertionError("unreachable")
 
-
-def _bounds(day: dt.date) -> tuple[str, str]:
-    try:
-        start, end = club_view().calendar.bounds(day)
-    except OverflowError:
-        flask_smorest.abort(422, errors={"date": [Refusal(
-            f"{day.isoformat()} is outside the years the ledger can record")]})
-    return text(start), text(end)

@@ -59,7 +59,11 @@ class Night:
         return table_id
 
     def deal(self, table_id: str) -> str:
-        """A whole deal, each choice the house bot's (domain/engine/strategy.py)."""
+        """A whole deal, each choice the house bot's (domain/engine/strategy.py); a kitty
+        put up first when the table needs one (R9.1, R9.11)."""
+        table = self.ledger.table(table_id).engine
+        if table.kitty_needed:
+            self.ledger.put_up_kitty(table_id, table.banker, table.rules.kitty_min)
         deal_id = str(self.ledger.start_deal(table_id).result["deal_id"])
         self.played.append(deal_id)
         while True:

@@ -17,10 +17,9 @@ from api.web.pages.lookups import ledger, player_names, read
 from api.web.pages.session import staff_page
 from api.web.pages.site import FormError, arg_int, bp, render
 from application.chain import checkpoint
-from domain.engine.calendar import text
 from domain.errors import PontoonError
-from projections.asof import standing
-from projections.days import closed_as_shown, days_with_play, night_sheet
+from projections.asof import holdings
+from projections.days import days_with_play, night_of
 
 COUNT_MAX = 1_000_000_000
 
@@ -78,12 +77,8 @@ def close_night(day: str) -> Response:
     chosen = _day(day)
     counted = _counted(request.form)
     store = read(ledger().recorder.max_notification_id())
-
-    def holdings(start: datetime, end: datetime, accounts: list[str]) -> dict[str, int]:
-        held = standing(store, text(end), accounts=accounts, kinds=("player",))
-        return {account: held.get(account, 0) for account in accounts}
     try:
-        outcome = ledger().close_day(chosen, counted=counted, holdings=holdings,
+        outcome = ledger().close_day(chosen, counted=counted, holdings=holdings(store),
                                      closed_by=g.web_who.id)
     except PontoonError as refused:
         return redirect(url_for(".night_page", day=chosen.isoformat(),
@@ -94,16 +89,12 @@ def close_night(day: str) -> Response:
 
 def _sheet(day: date, min_position: int | None) -> tuple[dict[str, Any], dict[str, str]]:
     club = club_view()
+    store = read(min_position)
     try:
-        start, end = club.calendar.bounds(day)
+        sheet = night_of(store, club.calendar, club.closes, day)
     except OverflowError:
         raise FormError(f"{day.isoformat()} is outside the years the ledger can record."
                         ) from None
-    store = read(min_position)
-    sheet = night_sheet(store, text(start), text(end))
-    rule = club.calendar.rule_for(day)
-    sheet.update(time_zone=rule.time_zone, day_starts_at=rule.day_starts_at,
-                 closed=closed_as_shown(club.closes.get(day.isoformat())))
     return sheet, player_names(store)
 
 
