@@ -90,7 +90,8 @@ class ClosedSchema(Schema):
     held = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True, metadata={
         "description": "what the ledger says each counted player held at the end"})
     differences = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
-                              metadata={"description": "counted - held, shown, never posted"})
+                              metadata={"description": "counted - held (0 for a debt): shown, "
+                                                       "never posted"})
     time_zone = fields.String(required=True)
     day_starts_at = fields.String(required=True)
 

@@ -94,10 +94,11 @@ class Club(CheapCopy, Aggregate):
     def close_day(self, *, day: date, start: datetime, end: datetime, rule: DayRule,
                   checkpoint: str | None, counted: dict[str, int], held: dict[str, int],
                   closed_by: str) -> None:
-        """Record the close; the differences are counted minus held, per counted player."""
+        """Record the close; each difference is the chips counted less those the player
+        held by the ledger (none for a player in debt: a debt is collected, not counted)."""
         if day.isoformat() in self.closes:
             raise NotNow(f"the club day {day.isoformat()} is already closed")
-        differences = {account: counted[account] - held.get(account, 0)
+        differences = {account: counted[account] - max(held.get(account, 0), 0)
                        for account in sorted(counted)}
         self.trigger_event(self.DayClosed, day=day.isoformat(), start=text(start),
                            end=text(end), time_zone=rule.time_zone,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from domain.aggregates import Club
 from domain.aggregates import clock as event_clock
 from domain.engine.calendar import Calendar, DayRule, DayTexts, Frozen, text
-from domain.errors import NotAllowed
+from domain.errors import NotAllowed, NotNow
 
 LONDON, NEW_YORK = DayRule("Europe/London"), DayRule("America/New_York")
 
@@ -137,3 +137,20 @@ def test_the_club_takes_its_events_time_from_the_ledgers_clock() -> None:
 
     assert {Club.Founded, Club.SettingsChanged, Club.DayClosed} <= set(events)
     assert all(cls.create_timestamp is event_clock.now for cls in events)
+
+
+def test_a_closes_difference_is_the_chips_counted_less_those_held_and_a_debt_counts_none(
+        ) -> None:
+    club = Club.found(by="treasurer:test")
+    start, end = club.calendar().bounds(date(2026, 1, 16))
+
+    club.close_day(day=date(2026, 1, 16), start=start, end=end, rule=club.rule,
+                   checkpoint=None, counted={"player:a": 40, "player:b": 0, "player:c": 3},
+                   held={"player:a": 42, "player:b": -5, "player:c": 0},
+                   closed_by="treasurer:test")
+
+    assert club.closes["2026-01-16"]["differences"] == {"player:a": -2, "player:b": 0,
+                                                        "player:c": 3}
+    with pytest.raises(NotNow, match="already closed"):
+        club.close_day(day=date(2026, 1, 16), start=start, end=end, rule=club.rule,
+                       checkpoint=None, counted={}, held={}, closed_by="treasurer:test")
