@@ -14,7 +14,7 @@ class ZoneName(Text):
     def __init__(self, **options: Any) -> None:
         super().__init__(length_max=64, metadata={
             "description": "an IANA time zone name such as Europe/London or "
-                           "America/New_York", "example": "Europe/London"}, **options)
+                           "America/New_York"}, **options)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
         name = super()._deserialize(value, attr, data, **kwargs)
@@ -30,7 +30,7 @@ class HourOfDay(fields.String):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(validate=validate.Length(max=5), metadata={
-            "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$", "example": "06:00"}, **options)
+            "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"}, **options)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
         written: str = super()._deserialize(value, attr, data, **kwargs)

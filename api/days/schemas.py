@@ -16,7 +16,7 @@ COUNTED_MAX = 1000  # players counted at one close
 
 
 def day_text(**options: object) -> fields.String:
-    return fields.String(metadata={"format": "date", "example": "2026-12-05"}, **options)
+    return fields.String(metadata={"format": "date"}, **options)
 
 
 class DaysQuerySchema(PeriodQuerySchema):
@@ -37,9 +37,9 @@ class DayListedSchema(Schema):
         "description": "what every kitty gained (+) or lost (-) in the day"})
     disputes_raised = fields.Integer(required=True)
     closed = fields.Boolean(required=True)
-    start = time_text(required=True, data_key="from", metadata={
+    start = time_text(required=True, attribute="from", data_key="from", metadata={
         "description": "when the club day started"})
-    end = time_text(required=True, data_key="to", metadata={
+    end = time_text(required=True, attribute="to", data_key="to", metadata={
         "description": "when it ended (exclusive)"})
 
 
