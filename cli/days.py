@@ -203,7 +203,7 @@ def _cell(value: Any) -> str:
 
 
 def _write_sheet(handle: Any, shape: str, sheet: dict[str, Any]) -> None:
-    from api.days.resources import SHEET_COLUMNS
+    from projections.days import SHEET_COLUMNS
 
     if shape != "table":
         if shape == "json":

@@ -13,5 +13,25 @@ CREATE TABLE activity (
     disputes_raised INTEGER NOT NULL
 );
 
+-- Each account's sums by the hour (UTC), what the period report adds up: a year's report
+-- reads some 80,000 of these rather than 600,000 postings, and only the postings of the
+-- period's first and last hour (docs/decisions.md 105). `deals`: deals the player sat in,
+-- banker or player, void ones included (the report takes those out from `deals`).
+CREATE TABLE account_hours (
+    hour TEXT NOT NULL,
+    account TEXT NOT NULL,
+    change BIGINT NOT NULL,
+    buy_ins BIGINT NOT NULL,
+    cash_outs BIGINT NOT NULL,
+    kitty_put_up BIGINT NOT NULL,
+    kitty_won BIGINT NOT NULL,
+    issued BIGINT NOT NULL,
+    redeemed BIGINT NOT NULL,
+    to_escrow BIGINT NOT NULL,
+    corrections BIGINT NOT NULL,
+    deals INTEGER NOT NULL,
+    PRIMARY KEY (hour, account)
+);
+
 -- A day's deals that were not void, counted from the index alone.
 CREATE INDEX deals_by_start_and_phase ON deals (started_at, phase);

@@ -18,6 +18,9 @@ from projections.report import period_report
 from projections.store import ReadStore
 
 STRETCH = 62  # days summed by one query while walking back through the calendar
+# A night sheet's CSV (the API's, the pages' and the shell's): one row per player.
+SHEET_COLUMNS = ("player_id", "name", "net", "deals", "buy_ins", "cash_outs", "held_at_end",
+                 "to_cash_out", "debt_to_collect", "disputes", "corrections")
 ONE_DAY = timedelta(days=1)
 
 

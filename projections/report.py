@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from datetime import datetime, timedelta
 from typing import Any
 
+from projections.activity import SUMS
 from projections.asof import held
 from projections.store import ReadStore
 
@@ -36,10 +38,23 @@ KITTY, ESCROW = "kitty:%", "escrow:%"
 
 
 def period_report(store: ReadStore, start: str | None, end: str | None) -> dict[str, Any]:
-    sums = {row["account"]: {k: int(v) if k != "account" else v for k, v in row.items()}
-            for row in _rows(store, _PER_ACCOUNT, start, end,
-                             (KITTY, KITTY, ESCROW, ESCROW))}
-    deals = _deals_played(store, start, end)
+    hours, edges = _split(start, end)
+    sums: dict[str, dict[str, int]] = {}
+    deals: Counter[str] = Counter()
+    if hours is not None:
+        for row in _rows(store, _BY_HOUR, *hours, (), "hour"):
+            account = row.pop("account")
+            sums[account] = {k: int(v) for k, v in row.items()}
+            if account.startswith("player:"):
+                deals[account.partition(":")[2]] += sums[account].pop("deals")
+        deals.subtract(_deals_played(store, *hours, void=True))
+    for edge in edges:
+        for row in _rows(store, _PER_ACCOUNT, *edge, (KITTY, KITTY, ESCROW, ESCROW)):
+            added = sums.setdefault(row.pop("account"), {})
+            for key, value in row.items():
+                added[key] = added.get(key, 0) + int(value)
+        deals.update(_deals_played(store, *edge))
+    deals = +deals  # players left with no deal are left out
     disputes = _disputes(store, start, end)
     names = {row["owner"]: row["name"] for row in store.rows(
         "SELECT owner, name FROM accounts WHERE kind = 'player'")}
@@ -95,14 +110,48 @@ def _rows(store: ReadStore, sql: str, start: str | None, end: str | None,
     return store.rows(sql.format(period=period), (*params, *bounds))
 
 
-def _deals_played(store: ReadStore, start: str | None, end: str | None) -> Counter[str]:
+def _deals_played(store: ReadStore, start: str | None, end: str | None, *,
+                  void: bool = False) -> Counter[str]:
     """Deals each player sat in (as banker or player) that started in the period, void
-    deals left out."""
+    deals left out (or, with `void`, those alone)."""
     played: Counter[str] = Counter()
-    for row in _rows(store, "SELECT banker, players FROM deals WHERE phase <> 'void'{period}",
+    phase = "phase = 'void'" if void else "phase <> 'void'"
+    for row in _rows(store, f"SELECT banker, players FROM deals WHERE {phase}{{period}}",
                      start, end, (), "started_at"):
         played.update({row["banker"], *json.loads(row["players"])})
     return played
+
+
+# The same sums by the hour (projections/activity.py), for the period's whole hours.
+_BY_HOUR = ("SELECT account, " + ", ".join(f"SUM({c}) AS {c}" for c in SUMS)
+            + " FROM account_hours WHERE 1 = 1{period} GROUP BY account")
+Span = tuple[str | None, str | None]
+
+
+def _split(start: str | None, end: str | None) -> tuple[Span | None, list[Span]]:
+    """The period's whole hours, read from `account_hours`, and the stretches of its first
+    and last hour outside them, read from the postings: a year's report adds up hours."""
+    first = None if start is None else _hour_at_or_after(start)
+    last = None if end is None else end[:13]  # the hours before the one `end` falls in
+    if first is not None and last is not None and first >= last:
+        return None, [(start, end)]
+    edges: list[Span] = []
+    if start is not None and first is not None and _hour_start(first) != start:
+        edges.append((start, _hour_start(first)))
+    if end is not None and last is not None and _hour_start(last) != end:
+        edges.append((_hour_start(last), end))
+    return (first, last), edges
+
+
+def _hour_start(hour: str) -> str:
+    return f"{hour}:00:00.000000+00:00"
+
+
+def _hour_at_or_after(moment: str) -> str:
+    if _hour_start(moment[:13]) == moment:
+        return moment[:13]
+    later = datetime.fromisoformat(moment[:13] + ":00+00:00") + timedelta(hours=1)
+    return later.isoformat()[:13]
 
 
 def _deal_count(store: ReadStore, start: str | None, end: str | None) -> int:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from config import Settings
 
 TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables",
-          "tokens", "activity")
+          "tokens", "activity", "account_hours")
 
 
 class PageAlreadyApplied(IntegrityError):

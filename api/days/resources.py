@@ -25,12 +25,9 @@ from api.inputs import Refusal
 from api.reads import read_store, told_apart
 from application import Outcome
 from projections.asof import holdings
-from projections.days import closed_as_shown, days_with_play, night_of, play_span
+from projections.days import SHEET_COLUMNS, closed_as_shown, days_with_play, night_of, play_span
 
 blp = Blueprint("days", __name__, url_prefix="/v1/days", description="Club days")
-
-SHEET_COLUMNS = ("player_id", "name", "net", "deals", "buy_ins", "cash_outs", "held_at_end",
-                 "to_cash_out", "debt_to_collect", "disputes", "corrections")
 
 
 @blp.read("", DaysSchema, query=DaysQuerySchema)

@@ -11,7 +11,6 @@ from flask import g, redirect, request, url_for
 from werkzeug import Response
 
 from api.calendar import OutOfRange, club_view, day_of_path
-from api.days.resources import SHEET_COLUMNS
 from api.downloads import csv_response
 from api.web.pages.lookups import ledger, player_names, read
 from api.web.pages.session import staff_page
@@ -19,7 +18,7 @@ from api.web.pages.site import FormError, arg_int, bp, render
 from application.chain import checkpoint
 from domain.errors import PontoonError
 from projections.asof import holdings
-from projections.days import days_with_play, night_of
+from projections.days import SHEET_COLUMNS, days_with_play, night_of
 
 COUNT_MAX = 1_000_000_000
 
