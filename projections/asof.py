@@ -36,26 +36,46 @@ def standing(store: ReadStore, cutoff: str, accounts: Sequence[str] | None = Non
              kinds: Sequence[str] = ("player", "kitty", "treasury", "escrow")
              ) -> dict[str, int]:
     """Balances just before `cutoff` of `accounts` (or of every account of `kinds`): only
-    those not 0, with the escrows of the deals open then."""
-    where, params = _which(accounts, kinds)
-    found: dict[str, int] = {}
+    those not 0, with the escrows of the deals open then. One query: its parts are the
+    module's readings, and the straddling entries taken back out."""
+    moment = datetime.fromisoformat(cutoff)
+    early, late = text(moment - STRADDLE), text(moment + STRADDLE)
+    where, chosen = _which(accounts, kinds)
+    parts, params = [], list[Any]()
     if set(kinds) & {"player", "kitty"}:
-        for row in store.rows(f"SELECT a.account, {LAST_ENTRY} AS balance FROM accounts a "
-                              f"WHERE a.kind IN ('player', 'kitty') AND {where}",
-                              (cutoff, *params)):
-            if row["balance"]:
-                found[row["account"]] = int(row["balance"])
-    for account, change in _straddling(store, cutoff).items():
-        if account in found or _wanted(account, accounts, kinds):
-            found[account] = found.get(account, 0) - change
+        parts.append(f"SELECT a.account, {LAST_ENTRY} AS balance FROM accounts a "
+                     f"WHERE a.kind IN ('player', 'kitty') AND {where}")
+        params += [cutoff, *chosen]
     if "treasury" in kinds and (accounts is None or "treasury" in accounts):
-        [row] = store.rows("SELECT COALESCE(SUM(change), 0) AS balance FROM postings "
-                           "WHERE account = 'treasury' AND at < %s", (cutoff,))
-        found["treasury"] = int(row["balance"])
+        parts.append("SELECT 'treasury' AS account, COALESCE(SUM(change), 0) AS balance "
+                     "FROM postings WHERE account = 'treasury' AND at < %s")
+        params.append(cutoff)
     if "escrow" in kinds:
-        found.update({a: b for a, b in escrows(store, cutoff).items()
-                      if accounts is None or a in accounts})
+        parts.append(_ESCROWS)
+        params += [ESCROW, ESCROW, cutoff, early, cutoff]
+    parts.append(_STRADDLING)
+    params += [early, cutoff, cutoff, late]
+    found: dict[str, int] = defaultdict(int)
+    for row in store.rows(" UNION ALL ".join(parts), params):
+        if _wanted(row["account"], accounts, kinds):
+            found[row["account"]] += int(row["balance"] or 0)
     return {account: balance for account, balance in found.items() if balance}
+
+
+ESCROW = "escrow:%"
+# The stakes on each deal open just before the cutoff, from the other side of its postings
+# (an escrow keeps no entries, and each escrow posting has exactly one).
+_ESCROWS = ("SELECT 'escrow:' || deal_id AS account, SUM(CASE WHEN to_account LIKE %s THEN "
+            "amount WHEN from_account LIKE %s THEN -amount ELSE 0 END) AS balance "
+            "FROM postings WHERE deal_id IN (SELECT deal_id FROM deals WHERE started_at < %s "
+            "AND (ended_at IS NULL OR ended_at >= %s)) AND at < %s AND account <> 'treasury' "
+            "GROUP BY deal_id")
+# Entries made before the cutoff whose posting's other entry was made at or after it: the
+# posting stands from its second entry, so they are taken back out.
+_STRADDLING = ("SELECT e.account, -SUM(e.change) AS balance FROM postings e WHERE e.at >= %s "
+               "AND e.at < %s AND e.account <> 'treasury' AND EXISTS (SELECT 1 FROM "
+               "postings o WHERE o.posting_id = e.posting_id AND o.at >= %s AND o.at < %s "
+               "AND o.account <> e.account AND o.account <> 'treasury') GROUP BY e.account")
 
 
 def holdings(store: ReadStore) -> Callable[[datetime, datetime, list[str]], dict[str, int]]:
@@ -75,42 +95,6 @@ def held(store: ReadStore, cutoff: str | None) -> int:
                            "WHERE kind <> 'treasury'")
         return int(now["held"])
     return sum(standing(store, cutoff, kinds=("player", "kitty", "escrow")).values())
-
-
-def escrows(store: ReadStore, cutoff: str) -> dict[str, int]:
-    """The stakes on each deal open just before `cutoff`, by escrow account."""
-    early = text(datetime.fromisoformat(cutoff) - STRADDLE)
-    deal_ids = [r["deal_id"] for r in store.rows(
-        "SELECT deal_id FROM deals WHERE started_at < %s AND (ended_at IS NULL OR "
-        "ended_at >= %s)", (cutoff, early))]
-    if not deal_ids:
-        return {}
-    marks = ", ".join(["%s"] * len(deal_ids))
-    rows = store.rows(
-        "SELECT deal_id, COALESCE(SUM(CASE WHEN to_account LIKE %s THEN amount "
-        "WHEN from_account LIKE %s THEN -amount ELSE 0 END), 0) AS held "
-        f"FROM postings WHERE deal_id IN ({marks}) AND at < %s AND account <> 'treasury' "
-        "GROUP BY deal_id", ("escrow:%", "escrow:%", *deal_ids, cutoff))
-    return {f"escrow:{r['deal_id']}": int(r["held"]) for r in rows if int(r["held"])}
-
-
-def _straddling(store: ReadStore, cutoff: str) -> dict[str, int]:
-    """By account, the changes of entries made before `cutoff` whose posting's other entry
-    was made at or after it."""
-    moment = datetime.fromisoformat(cutoff)
-    rows = store.rows("SELECT account, posting_id, change, at FROM postings WHERE at >= %s "
-                      "AND at < %s AND account <> 'treasury'",
-                      (text(moment - STRADDLE), text(moment + STRADDLE)))
-    by_posting: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_posting[row["posting_id"]].append(row)
-    undo: dict[str, int] = defaultdict(int)
-    for entries in by_posting.values():
-        before = [e for e in entries if e["at"] < cutoff]
-        if before and len(before) < len(entries):
-            for entry in before:
-                undo[entry["account"]] += int(entry["change"])
-    return dict(undo)
 
 
 def _which(accounts: Sequence[str] | None, kinds: Sequence[str]
