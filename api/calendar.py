@@ -10,7 +10,7 @@ club's own time (docs/decisions.md 103); the API refuses one (400).
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from flask import current_app, g
@@ -91,6 +91,21 @@ def bound_text(bound: Bound, calendar: Calendar, *, end: bool = False) -> str | 
             return None
         raise OutOfRange(f"{bound.isoformat()} is outside the years the ledger can "
                          "record") from None
+
+
+def as_of_cutoff(bound: Bound, calendar: Calendar) -> str:
+    """`as_of` as the cutoff of the postings counted (exclusive): a club day's end, or the
+    microsecond after the instant given. OutOfRange for a day the ledger cannot place,
+    ValueError for a time."""
+    if isinstance(bound, datetime):
+        try:
+            bound += timedelta(microseconds=1)
+        except OverflowError:
+            raise ValueError("beyond the years the ledger can record") from None
+    cutoff = bound_text(bound, calendar, end=True)
+    if cutoff is None:
+        raise OutOfRange(f"{bound.isoformat()} is beyond the years the ledger can record")
+    return cutoff
 
 
 def day_of_path(written: str) -> date:

@@ -137,9 +137,7 @@ def balances(as_of: str | None, kind: str, shape: str, output: str) -> None:
 
 def _balances(store: Any, calendar: Any, as_of: str | None, kinds: list[str]
               ) -> tuple[list[dict[str, Any]], int, str | None]:
-    from datetime import datetime, timedelta
-
-    from api.calendar import bound_text, parse_bound
+    from api.calendar import as_of_cutoff, parse_bound
     from api.downloads import AccountNames
     from projections.asof import standing
     from projections.balances import balance_page, balance_totals
@@ -150,15 +148,10 @@ def _balances(store: Any, calendar: Any, as_of: str | None, kinds: list[str]
     if as_of is None:
         return rows, int(balance_totals(store)["total"] or 0), None
     try:
-        bound = parse_bound(as_of, local=calendar)
-        if isinstance(bound, datetime):
-            bound += timedelta(microseconds=1)
-        cutoff = bound_text(bound, calendar, end=True)
-    except (ValueError, OverflowError):
-        cutoff = None
-    if cutoff is None:
+        cutoff = as_of_cutoff(parse_bound(as_of, local=calendar), calendar)
+    except ValueError:
         raise click.BadParameter(f"{as_of!r}: give a date (a club day) or a time",
-                                 param_hint="--as-of")
+                                 param_hint="--as-of") from None
     then = standing(store, cutoff)
     return [dict(row, balance=then.get(row["account"], 0)) for row in rows], \
         sum(then.values()), cutoff

@@ -1,9 +1,8 @@
-from datetime import datetime, timedelta
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate
 
-from api.calendar import OutOfRange, bound_text, club_calendar
+from api.calendar import OutOfRange, as_of_cutoff, club_calendar
 from api.inputs import QueryRefusal
 from api.schemas import Moment, download_format, list_limit, log_position, name_text
 from projections.balances import KINDS
@@ -41,17 +40,12 @@ class BalancesQuerySchema(Schema):
         bound = data.pop("as_of", None)
         if bound is None:
             return data
-        if isinstance(bound, datetime):
-            bound += timedelta(microseconds=1)
         try:
-            data["cutoff"] = bound_text(bound, club_calendar(), end=True)
+            data["cutoff"] = as_of_cutoff(bound, club_calendar())
         except OutOfRange as refused:
             raise ValidationError(QueryRefusal(f"{refused}."), "as_of") from None
         except ValueError as error:
             raise ValidationError(f"Not a time: {error}.", "as_of") from None
-        if data["cutoff"] is None:
-            raise ValidationError(QueryRefusal("beyond the years the ledger can record."),
-                                  "as_of")
         return data
 
 

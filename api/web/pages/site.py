@@ -7,7 +7,6 @@ catch one to show it (a refusal on a form is the exception: it is shown on that 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from flask import Blueprint, make_response, render_template, request
 from werkzeug import Response
 from werkzeug.exceptions import HTTPException
 
-from api.calendar import bound_text, club_calendar, club_view, parse_bound
+from api.calendar import as_of_cutoff, bound_text, club_calendar, club_view, parse_bound
 from api.inputs import text_problem
 from api.services import ProjectionsBehind
 from api.web.present import card, clock, signed, when
@@ -75,16 +74,10 @@ def arg_cutoff(name: str) -> str | None:
         return None
     calendar = club_calendar()
     try:
-        bound = parse_bound(value, local=calendar)
-        if isinstance(bound, datetime):
-            bound += timedelta(microseconds=1)
-        cutoff = bound_text(bound, calendar, end=True)
-    except (ValueError, OverflowError):
-        cutoff = None
-    if cutoff is None:
+        return as_of_cutoff(parse_bound(value, local=calendar), calendar)
+    except ValueError:
         raise FormError(f"`{name}` must be a date (2026-12-05: the end of that club day) or "
-                        "a time (2026-12-05T20:00, the club's time).")
-    return cutoff
+                        "a time (2026-12-05T20:00, the club's time).") from None
 
 
 def arg_choice(name: str, choices: tuple[str, ...]) -> str:
