@@ -32,25 +32,15 @@ DAY_COLUMNS = ("date", "deals", "chips_issued", "chips_redeemed", "kitty_change"
 def days(start: str | None, end: str | None, shape: str, output: str) -> None:
     """The club days with play, newest first: deals, chips issued and redeemed, the
     kitties' change, disputes raised, and whether the night is closed."""
-    from datetime import datetime, timedelta
-
-    from projections.days import days_with_play, play_span
+    from projections.days import days_between
 
     _, ledger, runner = open_projections()
     try:
         runner.catch_up()
         club = ledger.club()
         calendar = club.calendar
-        span = play_span(runner.store, calendar)
-        found: list[dict[str, Any]] = []
-        if span is not None:
-            first, last = span
-            if (low := _bound(start, calendar)) is not None:
-                first = max(first, calendar.day_of(datetime.fromisoformat(low)))
-            if (high := _bound(end, calendar, end=True)) is not None:
-                last = min(last, calendar.day_of(datetime.fromisoformat(high)
-                                                 - timedelta(microseconds=1)))
-            found = days_with_play(runner.store, calendar, first, last, 100_000)
+        found = days_between(runner.store, calendar, _bound(start, calendar),
+                             _bound(end, calendar, end=True), limit=100_000)
         for day in found:
             day["closed"] = day["date"] in club.closes
     finally:

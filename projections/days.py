@@ -22,6 +22,7 @@ STRETCH = 62  # days summed by one query while walking back through the calendar
 SHEET_COLUMNS = ("player_id", "name", "net", "deals", "buy_ins", "cash_outs", "held_at_end",
                  "to_cash_out", "debt_to_collect", "disputes", "corrections")
 ONE_DAY = timedelta(days=1)
+ONE_MICROSECOND = timedelta(microseconds=1)
 
 
 def play_span(store: ReadStore, calendar: Calendar) -> tuple[date, date] | None:
@@ -31,6 +32,23 @@ def play_span(store: ReadStore, calendar: Calendar) -> tuple[date, date] | None:
         return None
     first = calendar.day_of(_instant(row["first"]))
     return first, calendar.day_of(_instant(row["last"]))
+
+
+def days_between(store: ReadStore, calendar: Calendar, start: str | None, end: str | None,
+                 *, before: date | None = None, limit: int) -> list[dict[str, Any]]:
+    """The club days with play that meet [start, end) (recorded times; None: open), before
+    the day `before` if given, newest first, at most `limit`."""
+    span = play_span(store, calendar)
+    if span is None:
+        return []
+    first, last = span
+    if start is not None:
+        first = max(first, calendar.day_of(datetime.fromisoformat(start)))
+    if end is not None:
+        last = min(last, calendar.day_of(datetime.fromisoformat(end) - ONE_MICROSECOND))
+    if before is not None:
+        last = min(last, before - ONE_DAY)
+    return days_with_play(store, calendar, first, last, limit)
 
 
 def days_with_play(store: ReadStore, calendar: Calendar, first: date, last: date,

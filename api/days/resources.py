@@ -4,7 +4,6 @@ club's calendar")."""
 from __future__ import annotations
 
 import datetime as dt
-from datetime import datetime, timedelta
 from typing import Any
 
 import flask_smorest
@@ -25,7 +24,7 @@ from api.inputs import Refusal
 from api.reads import read_store, told_apart
 from application import Outcome
 from projections.asof import holdings
-from projections.days import SHEET_COLUMNS, closed_as_shown, days_with_play, night_of, play_span
+from projections.days import SHEET_COLUMNS, closed_as_shown, days_between, night_of
 
 blp = Blueprint("days", __name__, url_prefix="/v1/days", description="Club days")
 
@@ -35,21 +34,10 @@ def list_days(query: dict[str, Any]) -> dict[str, Any]:
     """The club days with play, newest first: deals, chips issued and redeemed, the kitties'
     change, disputes raised, and whether the night is closed (staff)."""
     require("operator")
-    store = read_store(query.get("min_position"))
     club = club_view()
-    calendar = club.calendar
-    span = play_span(store, calendar)
-    if span is None:
-        return {"items": [], "next": None}
-    first, last = span
-    if query.get("start") is not None:
-        first = max(first, calendar.day_of(datetime.fromisoformat(query["start"])))
-    if query.get("end") is not None:
-        final = datetime.fromisoformat(query["end"]) - timedelta(microseconds=1)
-        last = min(last, calendar.day_of(final))
-    if query.get("after") is not None:
-        last = min(last, query["after"] - timedelta(days=1))
-    rows = days_with_play(store, calendar, first, last, query["limit"])
+    rows = days_between(read_store(query.get("min_position")), club.calendar,
+                        query.get("start"), query.get("end"), before=query.get("after"),
+                        limit=query["limit"])
     for row in rows:
         row["closed"] = row["date"] in club.closes
     return {"items": rows,
