@@ -64,6 +64,8 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
             if path and path.startswith("/v1/") and _PROJECTED(path) and (
                     method == "get" or path.startswith("/v1/tokens/")):
                 codes += [409, 503]  # min_position beyond the log; read models lagging
+            if method == "get" and path and _DATED(path):
+                codes.append(422)  # a date that names no club day (API.md, the calendar)
             for code in codes:
                 responses.setdefault(code, http.HTTPStatus(code).name)
 
@@ -73,5 +75,12 @@ def _PROJECTED(path: str) -> bool:  # noqa: N802
     list and history, and the audits."""
     return any(part in path for part in ("statement", "balance", "kitty-history", "audit",
                                         "disputes", "events", "tokens", "reports", "/deals",
-                                        "/packs", "webhooks", "proofs")) \
+                                        "/packs", "webhooks", "proofs", "/v1/days")) \
         or path in ("/v1/players", "/v1/tables")
+
+
+def _DATED(path: str) -> bool:  # noqa: N802
+    """Reads that take a date (`from`, `to`, `as_of`, a club day in the path)."""
+    return any(part in path for part in ("statement", "kitty-history", "reports",
+                                        "/v1/balances", "/v1/days")) \
+        or path == "/v1/tables/{table_id}/deals"

@@ -164,20 +164,18 @@ def checkpoint() -> None:
     click.echo(str(sealed))
 
 
-def _bound(text: str | None, *, end: bool = False) -> str | None:
-    """`--from`/`--to`: an RFC 3339 time (UTC when it has no offset) or a date (its start;
-    as `--to`, its end), as the API reads `from` and `to`."""
-    from api.schemas import moment
+def _bound(text: str | None, calendar: Any, *, end: bool = False) -> str | None:
+    """`--from`/`--to`: a date (a club day: its start; as `--to`, its end) or a time (the
+    club's own time when it has no offset), as the API reads `from` and `to`."""
+    from api.calendar import bound_text, parse_bound
 
     if text is None:
         return None
-    for written in (text, text + "+00:00"):  # a time without its offset is UTC
-        try:
-            return moment(written, end=end)
-        except (ValueError, OverflowError):
-            continue
-    raise click.BadParameter(f"{text!r}: give a time (2026-12-05T20:00) or a date "
-                             "(2026-12-05)")
+    try:
+        return bound_text(parse_bound(text, local=calendar), calendar, end=end)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: give a date (2026-12-05, a club day) or a time "
+                                 "(2026-12-05T20:00, the club's time)") from None
 
 
 def _player(store: object, given: str | None) -> str | None:
@@ -200,9 +198,9 @@ def _player(store: object, given: str | None) -> str | None:
 
 PERIOD = [
     click.option("--from", "start", metavar="TIME|DATE",
-                 help="Start of the period (UTC), inclusive: a time or a date."),
+                 help="Start of the period, inclusive: a time, or a club day."),
     click.option("--to", "end", metavar="TIME|DATE",
-                 help="End of the period (UTC), exclusive: a time, or a date to its end."),
+                 help="End of the period, exclusive: a time, or a club day to its end."),
     click.option("--output", type=click.Path(dir_okay=False), default="-",
                  help="File to write (default: standard output)."),
 ]
@@ -231,7 +229,8 @@ def export(kind: str, start: str | None, end: str | None, output: str, player: s
     try:
         runner.catch_up()
         sealed = checkpoint(ledger)
-        selection = Selection(_bound(start), _bound(end, end=True),
+        calendar = ledger.calendar()
+        selection = Selection(_bound(start, calendar), _bound(end, calendar, end=True),
                               _player(runner.store, player), table and str(table))
         now = datetime.now(UTC).isoformat(timespec="microseconds")
         with _opened(output) as handle:
@@ -254,7 +253,9 @@ def report(start: str | None, end: str | None, output: str, shape: str) -> None:
     _, ledger, runner = open_projections()
     try:
         runner.catch_up()
-        found = period_report(runner.store, _bound(start), _bound(end, end=True))
+        calendar = ledger.calendar()
+        found = period_report(runner.store, _bound(start, calendar),
+                              _bound(end, calendar, end=True))
     finally:
         ledger.close()
     with _opened(output) as handle:
@@ -283,15 +284,17 @@ def _write_report(found: dict, shape: str, handle) -> None:  # type: ignore[no-u
     from rich.table import Table as RichTable
 
     grid = RichTable("player", "net", "deals", "buy-ins", "cash-outs", "kitty put up",
-                     "kitty won", "disputes", title=escape(f"{found['from'] or 'the start'} "
+                     "kitty won", "disputes raised", "disputes on their deals",
+                     "corrections", title=escape(f"{found['from'] or 'the start'} "
                                                           f"to {found['to'] or 'now'}"))
     for row in found["items"]:  # names are the clients' text: never rich markup
         grid.add_row(escape(shown[row["player_id"]]), *(str(row[c]) for c in CSV_COLUMNS[2:]))
     console = Console(file=handle)
     console.print(grid)
     checks = found["checks"]
-    console.print(f"{found['deals']} deals; disputes raised {found['disputes']['raised']}, "
-                  f"resolved {found['disputes']['resolved']}")
+    counts = found["dispute_counts"]
+    console.print(f"{found['deals']} deals; disputes raised {counts['raised']}, "
+                  f"resolved {counts['resolved']}")
     console.print(f"chips held before {checks['chips_held_before']} + issued "
                   f"{checks['chips_issued']} - redeemed {checks['chips_redeemed']} = held "
                   f"{checks['chips_held']}: "

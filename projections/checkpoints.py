@@ -42,8 +42,10 @@ COLUMNS = "size, position, root, origin, note, made_at"
 class Checkpointer:
     def __init__(self, store: ReadStore, settings: Settings, merkle: MerkleLog, *,
                  spacing: float = SPACING, quiet: float = QUIET,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 club_name: Callable[[], str | None] = lambda: None) -> None:
         self.store, self.settings, self.merkle = store, settings, merkle
+        self.club_name = club_name  # the origin of the log's first checkpoint
         self.spacing, self.quiet, self.clock = spacing, quiet, clock
         self.refused: str | None = None  # why the tree was not signed, if it was not
 
@@ -91,7 +93,9 @@ class Checkpointer:
                             "no checkpoint is signed")
             log.error(self.refused)
             return None
-        checkpoint = Checkpoint(log_origin(self.settings, signer, self.store), now.size, root)
+        origin = log_origin(self.settings, signer, None if last is None else last["origin"],
+                            self.club_name())
+        checkpoint = Checkpoint(origin, now.size, root)
         row = {"size": now.size, "position": now.position, "root": root,
                "origin": checkpoint.origin, "note": str(sign(checkpoint.text, signer)),
                "made_at": datetime.now(UTC).isoformat(timespec="microseconds")}

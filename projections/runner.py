@@ -27,6 +27,7 @@ from eventsourcing.persistence import (
     Tracking,
 )
 
+from projections.activity import ActivityModel
 from projections.audit import AuditModel
 from projections.balances import BalancesModel
 from projections.base import EventLog, ReadModel
@@ -42,7 +43,8 @@ from projections.tokens import TokensModel
 from projections.webhooks.outbox import WebhookOutbox
 
 MODELS: tuple[type[ReadModel], ...] = (BalancesModel, StatementsModel, AuditModel,
-                                       DisputesModel, TablesModel, TokensModel, MerkleLog)
+                                       DisputesModel, TablesModel, TokensModel, ActivityModel,
+                                       MerkleLog)
 # A busy or lost database (SQLite's "database is locked", a dropped connection, a deadlock
 # or a lock timeout): not a read model's failure; the page is tried again shortly.
 TRANSIENT = (OperationalError, InterfaceError)

@@ -5,6 +5,8 @@ its own."""
 from __future__ import annotations
 
 from config import Settings
+from domain.aggregates.club import CLUB_ID
+from projections.base import EventLog
 from projections.checkpoints import Checkpointer
 from projections.election import Duty
 from projections.merkle import MerkleLog
@@ -24,7 +26,18 @@ def sender_for(projections: Projections, settings: Settings) -> Sender:
 def checkpointer_for(projections: Projections, settings: Settings) -> Checkpointer:
     """The checkpointer, woken whenever the Merkle log commits a settled deal."""
     merkle = next(m for m in projections.models if isinstance(m, MerkleLog))
-    return Checkpointer(projections.store, settings, merkle)
+    return Checkpointer(projections.store, settings, merkle,
+                        club_name=lambda: club_name(projections.ledger))
+
+
+def club_name(log: EventLog) -> str | None:
+    """The club's name as its newest naming event gives it (None before the club exists);
+    read once, when the log's first checkpoint is made."""
+    for stored in log.recorder.select_events(CLUB_ID, desc=True):
+        name = getattr(log.mapper.to_domain_event(stored), "name", None)
+        if isinstance(name, str):
+            return name
+    return None
 
 
 def duties(projections: Projections, sender: Sender,

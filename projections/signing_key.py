@@ -16,7 +16,6 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Any
 
 from config import Settings
 from projections.notes import NoteError, Signer, check_name
@@ -78,16 +77,10 @@ def _new_name(settings: Settings) -> str:
     return f"pontoon-ledger/{secrets.token_hex(4)}"
 
 
-def log_origin(settings: Settings, signer: Signer, store: Any) -> str:
-    """The first line of every checkpoint: PONTOON_LOG_ORIGIN, else the club's name, else
-    the signing key's name."""
-    return settings.log_origin or club_name(store) or signer.name
-
-
-def club_name(store: Any) -> str | None:
-    """The club's name (GET /v1/club).
-
-    LEAD: wire the club's name here once the club's calendar (branch i23a) is merged; until
-    then there is none, and the origin is the signing key's name.
-    """
-    return None
+def log_origin(settings: Settings, signer: Signer, in_use: str | None,
+               club_name: str | None) -> str:
+    """The first line of every checkpoint: PONTOON_LOG_ORIGIN; else the origin the log's
+    checkpoints already carry, so that renaming the club does not make the log look new to
+    its witnesses (decision 131); else the club's name when the first checkpoint is made;
+    else the signing key's name."""
+    return settings.log_origin or in_use or club_name or signer.name

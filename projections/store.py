@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from config import Settings
 
 TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables",
-          "tokens", "pack_contributions", "merkle_leaves")
+          "tokens", "pack_contributions", "merkle_leaves", "activity", "account_hours")
 
 
 class PageAlreadyApplied(IntegrityError):

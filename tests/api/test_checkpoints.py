@@ -357,3 +357,21 @@ def test_a_hand_history_carries_the_signed_checkpoint_and_each_events_inclusion_
     assert (checked["events"], checked["signature"], checked["inclusion"]) == \
         (ref.PASS, ref.PASS, ref.PASS)
     assert forged["inclusion"] == ref.FAIL
+
+
+def test_the_logs_origin_is_the_clubs_name_and_stays_when_the_club_is_renamed(
+        club: Club) -> None:
+    """API.md: the origin defaults to the club's name; decision 131: once checkpoints carry
+    an origin it stays, so renaming the club never makes the log look new to its witnesses."""
+    ok(club.client.patch("/v1/club", json={"name": "Friday Pontoon Society"},
+                         headers=club.treasurer))
+    first = latest(club, beyond=settle_a_deal(club))
+    ok(club.client.patch("/v1/club", json={"name": "The Saturday Club"},
+                         headers=club.treasurer))
+    time.sleep(1.1)  # at most one checkpoint a second
+
+    second = latest(club, beyond=settle_a_deal(club))
+
+    assert first["origin"] == second["origin"] == "Friday Pontoon Society"
+    assert second["size"] > first["size"]
+    assert second["note"].startswith("Friday Pontoon Society\n")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -53,7 +53,8 @@ def seat(ledger: Ledger, names: list[str], pack: list[str], chips: int = 100) ->
 
 
 def play_the_rest(ledger: Ledger) -> None:
-    """Tokens, a dispute upheld with corrections (a kitty's too), a webhook, a void deal."""
+    """Tokens, a dispute upheld with corrections (a kitty's too), a webhook, a void deal,
+    the club's calendar set and a night closed with a count."""
     ids, table_id = seat(ledger, ["Banker", "Pat"], stacked_pack(["10S", "9H", "10C", "8D"]))
     deal_id = str(ledger.start_deal(table_id).result["deal_id"])
     ledger.act(deal_id, ids["Pat"], "stake", amount=2)
@@ -68,6 +69,11 @@ def play_the_rest(ledger: Ledger) -> None:
     ledger.enable_webhook(str(webhook.result["id"]), True, by="treasurer:t")
     ledger.replay_webhook(str(webhook.result["id"]), 1, by="treasurer:t")
     ledger.delete_webhook(str(webhook.result["id"]), deleted_by="treasurer:t")
+    ledger.change_club(changed_by="treasurer:t", name="The \"_type_\" club",
+                       time_zone="Europe/London")
+    counted = {f"player:{ids['Pat']}": 7}
+    ledger.close_day(date(2026, 1, 16), counted=counted, closed_by="treasurer:t",
+                     holdings=lambda start, end, accounts: {a: 5 for a in accounts})
     settled = str(ledger.start_deal(table_id).result["deal_id"]) if _over(ledger, deal_id) \
         else deal_id
     upheld(ledger, settled, "a misread total: {\"_type_\": \"x\"}", "one back",

@@ -15,6 +15,7 @@ from api.web.pages.lookups import accounts_in_words, deal_labels, ledger, read
 from api.web.pages.session import EVERYONE, not_for_this_token, staff_page
 from api.web.pages.site import (
     arg_choice,
+    arg_cutoff,
     arg_int,
     arg_moment,
     arg_text,
@@ -22,6 +23,7 @@ from api.web.pages.site import (
     render,
 )
 from application.eventstore import checkpoint
+from projections.asof import standing
 from projections.balances import KINDS, balance_page, balance_totals
 from projections.statements import balance_at, deal_nets, statement
 
@@ -36,17 +38,25 @@ def balances_page() -> Response:
     store = read(arg_int("min_position"))
     kinds = arg_choice("kind", KIND_CHOICES)
     after = arg_text("after")
-    rows = balance_page(store, [k for k in KINDS if k in kinds.split(",")], after=after,
-                        limit=PAGE)
+    chosen = [k for k in KINDS if k in kinds.split(",")]
+    rows = balance_page(store, chosen, after=after, limit=PAGE)
+    cutoff = arg_cutoff("as_of")
+    if cutoff is None:
+        totals = balance_totals(store)
+        debtors = int(store.rows("SELECT COUNT(*) AS n FROM accounts WHERE kind = 'player' "
+                                 "AND balance < 0")[0]["n"])
+    else:  # every account as it stood then
+        then = standing(store, cutoff)
+        rows = [dict(row, balance=then.get(row["account"], 0)) for row in rows]
+        debt = [b for a, b in then.items() if a.startswith("player:") and b < 0]
+        totals, debtors = {"total": sum(then.values()), "debts": sum(debt)}, len(debt)
     words = accounts_in_words(store)
     shown = [dict(row, label=words.name(row["account"]), link=words.link(row["account"]))
              for row in rows]
-    totals = balance_totals(store)
-    debtors = store.rows("SELECT COUNT(*) AS n FROM accounts WHERE kind = 'player' AND "
-                         "balance < 0")[0]["n"]
     return render("balances.html", accounts=shown, total=totals["total"],
-                  debts=totals["debts"], debtors=int(debtors), kind=kinds,
-                  kinds=KIND_CHOICES, after=after, checkpoint=checkpoint(ledger()),
+                  debts=totals["debts"], debtors=debtors, kind=kinds, kinds=KIND_CHOICES,
+                  after=after, checkpoint=checkpoint(ledger()), cutoff=cutoff,
+                  as_of=request.args.get("as_of", "").strip(),
                   next=rows[-1]["account"] if len(rows) == PAGE else None)
 
 
@@ -99,7 +109,8 @@ def statement_csv(player_id: UUID) -> Response:
 @staff_page("treasurer")
 def balances_csv() -> Response:
     kinds = arg_choice("kind", KIND_CHOICES)
-    return balances_download(read(), [k for k in KINDS if k in kinds.split(",")])
+    return balances_download(read(), [k for k in KINDS if k in kinds.split(",")],
+                             arg_cutoff("as_of"))
 
 
 def _filters() -> dict[str, str]:
