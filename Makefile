@@ -2,7 +2,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run demo demo-game test test-optimised lint bench clean
+.PHONY: install run demo demo-game test test-optimised test-long lint bench clean
 
 install: $(STAMP)
 
@@ -38,6 +38,12 @@ test-optimised: install
 	$(BIN)/python -O -m pytest -p no:cacheprovider -W ignore::pytest.PytestConfigWarning \
 		tests/unit/test_invariants.py tests/integration/test_shared_state.py \
 		tests/integration/test_ledger_guards.py tests/integration/test_atomic_saves.py
+
+# The random tests (property and stateful) ten times longer, from fresh random seeds, with
+# no per-test timeout; PONTOON_HYPOTHESIS_FACTOR=N scales them (README, Tests and CI).
+test-long: install
+	PONTOON_HYPOTHESIS_PROFILE=long $(BIN)/pytest --timeout=0 tests/unit/test_properties.py \
+		tests/integration/test_stateful_ledger.py
 
 lint: install
 	$(BIN)/ruff check .

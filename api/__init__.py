@@ -22,11 +22,15 @@ from config import Settings
 def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None) -> Flask:
     """One app, and one Ledger application, per process (build it after any fork)."""
     from api.balances.resources import blp as balances
+    from api.checkpoints.resources import blp as checkpoints
+    from api.club.resources import blp as club
+    from api.days.resources import blp as days
     from api.deals.resources import blp as deals
     from api.disputes.resources import blp as disputes
     from api.events.resources import blp as events
     from api.health.resources import blp as health
     from api.players.resources import blp as players
+    from api.proofs.resources import blp as proofs
     from api.reports.resources import blp as reports
     from api.tables.resources import blp as tables
     from api.tokens.resources import blp as tokens
@@ -54,7 +58,7 @@ def create_app(settings: Settings | None = None, *, ledger: Ledger | None = None
     app.extensions["pontoon"] = Services(settings, ledger)
     api = PontoonApi(app, spec_kwargs={"extra_plugins": [ProblemResponses()]})
     for blueprint in (players, tokens, tables, deals, disputes, balances, reports, events,
-                      health, webhooks):
+                      health, webhooks, checkpoints, proofs, club, days):
         api.register_blueprint(blueprint)
     errors.register(app)
     observability.install(app)  # request ids, JSON access log lines, /metrics

@@ -11,11 +11,14 @@ from api.errors import Forbidden, Unauthorized
 
 STAFF = ("treasurer", "operator")
 COMMANDS = ("POST", "PUT", "PATCH", "DELETE")
+# A witness token (pontoon witness) may post cosignatures of checkpoints and nothing else:
+# refused here, before any view's own check, so an endpoint added later refuses it too.
+WITNESS_ENDPOINTS = frozenset({"checkpoints.cosign_checkpoint"})
 
 
 @dataclass(frozen=True)
 class Principal:
-    id: str  # "treasurer:<token id>", "operator:<token id>" or "player:<player id>"
+    id: str  # "<role>:<token id>" ("treasurer", "operator", "witness"), "player:<player id>"
     role: str
     player_id: str | None
 
@@ -37,6 +40,8 @@ def principal() -> Principal:
     found = services.authenticate(token.strip(), deferred=deferred)
     if isinstance(found, str):
         raise Unauthorized(found)
+    if found.role == "witness" and request.endpoint not in WITNESS_ENDPOINTS:
+        raise Forbidden("a witness token may only post cosignatures of checkpoints")
     g.principal = found
     return found
 

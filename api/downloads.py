@@ -49,13 +49,19 @@ def csv_response(rows: Iterable[dict[str, Any]], columns: Sequence[str], filenam
     return response
 
 
-def balances_download(store: ReadStore, kinds: Sequence[str]) -> Response:
-    """Every account of `kinds` with its balance and name (GET /v1/balances as CSV)."""
+def balances_download(store: ReadStore, kinds: Sequence[str], cutoff: str | None = None
+                      ) -> Response:
+    """Every account of `kinds` with its balance and name (GET /v1/balances as CSV); with
+    a `cutoff`, as each stood just before it."""
+    from projections.asof import standing
     from projections.balances import balance_page
 
     words = AccountNames(store)
+    then = None if cutoff is None else standing(store, cutoff, kinds=kinds)
     rows = every(lambda after: balance_page(store, kinds, after=after, limit=PAGE), "account")
-    return csv_response(({**row, "name": words(row["account"])} for row in rows),
+    return csv_response(({**row, "name": words(row["account"])} if then is None else
+                         {**row, "name": words(row["account"]), "position": None,
+                          "balance": then.get(row["account"], 0)} for row in rows),
                         ("account", "kind", "name", "balance", "position"), "balances.csv")
 
 

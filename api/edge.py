@@ -21,11 +21,6 @@ from api.inputs import bounded_int
 from application.reads import TokenChanged
 
 BODY_MAX = 64 * 1024  # bytes (API.md: 413 above 64 KiB)
-# Seconds a request's thread waits for the next bytes of a client's headers or body. A
-# thread reading a request blocks; a client that stalls inside one held it for ever, and
-# as many such clients as threads stopped the service answering (decision 91).
-# `pontoon serve` sets it on its sockets (api/server.py).
-READ_TIMEOUT = 5
 # The deepest body a schema takes is three levels (a resolution's corrections, a table's
 # pack and its cards); eight leaves room and stops a parser's recursion long before Python's.
 DEPTH_MAX = 8
@@ -99,10 +94,10 @@ class Parser(FlaskParser):
             return core.missing
         try:
             data = req.get_data(cache=True)
-        except ClientDisconnected:  # the client is gone, or stalled: READ_TIMEOUT ran out
+        except ClientDisconnected:  # under another WSGI server: the client went away
             abort(400, messages={"json": [
-                f"the body stopped before its Content-Length: the client closed the "
-                f"connection or sent nothing for {READ_TIMEOUT} s"]})
+                "the body stopped before its Content-Length: the client closed the "
+                "connection"]})
         if req.content_length is None and len(data) >= BODY_MAX:
             # A chunked body stops being read at the limit (MAX_CONTENT_LENGTH): what was
             # read is its first 64 KiB, not all of it.

@@ -18,7 +18,7 @@ from typing import Any
 from flask import Flask, Response, g, json
 from werkzeug.exceptions import HTTPException
 
-from api.inputs import Refusal
+from api.inputs import QueryRefusal, Refusal
 from application.eventstore import RecordRefused
 from domain.errors import InvariantBroken, PontoonError
 
@@ -69,9 +69,11 @@ def http_problem(error: HTTPException) -> Response:
     if status in (400, 422) and errors is not None:
         # Malformed input is 400 (API.md); a body every field of which is well-formed but
         # refused (api/inputs.py) is 422, as API.md's Input limits fix. A query that is off
-        # in any way stays 400 (API.md, Lists: an unknown or malformed parameter is 400).
+        # in any way stays 400 (API.md, Lists: an unknown or malformed parameter is 400),
+        # but for a date out of range (API.md, "The club's calendar").
         in_query = isinstance(errors, dict) and set(errors) <= {"query", "querystring"}
-        status = 422 if _refusals_only(_plain(errors)) and not in_query else 400
+        refused = _refusals_only(_plain(errors), QueryRefusal if in_query else Refusal)
+        status = 422 if refused else 400
     detail = data.get("message") or error.description or HTTPStatus(status).phrase
     if errors is not None and detail == error.description:
         detail = ("the request is refused: see `errors` for each field" if status == 422
@@ -171,13 +173,13 @@ def reported(error: InvariantBroken | RecordRefused) -> str:
             "be refused again: tell the club's operator, quoting the request id")
 
 
-def _refusals_only(errors: Any) -> bool:
-    """Every message a refusal, none a sign of malformed input."""
+def _refusals_only(errors: Any, kind: type[Refusal] = Refusal) -> bool:
+    """Every message a refusal (of `kind`), none a sign of malformed input."""
     if isinstance(errors, dict):
-        return bool(errors) and all(_refusals_only(value) for value in errors.values())
+        return bool(errors) and all(_refusals_only(value, kind) for value in errors.values())
     if isinstance(errors, list):
-        return bool(errors) and all(_refusals_only(value) for value in errors)
-    return isinstance(errors, Refusal)
+        return bool(errors) and all(_refusals_only(value, kind) for value in errors)
+    return isinstance(errors, kind)
 
 
 def _plain(errors: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from api.calendar import day_texts, with_club_days
 from api.common import wants_csv
 from api.downloads import PAGE, AccountNames, csv_response, every
 from api.reads import page, read_store
@@ -14,9 +15,9 @@ from projections.store import ReadStore
 
 ENTRY_COLUMNS = ("at", "position", "posting_id", "deal_id", "table", "deal_number", "hand",
                  "from_account", "from_name", "to_account", "to_name", "amount", "change",
-                 "balance_after", "rule", "reason")
+                 "balance_after", "rule", "reason", "club_day")
 NET_COLUMNS = ("at", "last_at", "position", "kind", "deal_id", "table", "deal_number",
-               "postings", "net", "balance_after", "rule", "reason")
+               "postings", "net", "balance_after", "rule", "reason", "club_day")
 
 
 def history(query: dict[str, Any], account: str, *, filename: str, by_deal: bool = False
@@ -26,17 +27,20 @@ def history(query: dict[str, Any], account: str, *, filename: str, by_deal: bool
     fetch = deal_nets if by_deal else statement
     options = {"start": query.get("start"), "end": query.get("end"),
                "descending": query["order"] == "desc"}
+    days = day_texts()  # taken now: a CSV's rows are read after the request has ended
     if wants_csv(query):
         words = AccountNames(store)
         rows = every(lambda after: _numbered(store, fetch(store, account, after=after,
                                                           limit=PAGE, **options)), "position")
-        return csv_response((_named(row, words) for row in rows),
-                            NET_COLUMNS if by_deal else ENTRY_COLUMNS, filename)
+        return csv_response(({**_named(row, words), "club_day": days(row["at"])}
+                             for row in rows), NET_COLUMNS if by_deal else ENTRY_COLUMNS,
+                            filename)
     rows = fetch(store, account, after=query.get("after"), limit=query["limit"], **options)
     if account.startswith("kitty:") and not by_deal:
         whose = kitty_players(store, {row["deal_id"] for row in rows if row["deal_id"]})
         for row in rows:
             row["player_id"] = whose.get(row["posting_id"]) or player_of(row)
+    with_club_days(rows, "at")
     return page(_numbered(store, rows) if by_deal else rows, query["limit"])
 
 

@@ -33,6 +33,14 @@ class Refusal(str):
     __slots__ = ()
 
 
+class QueryRefusal(Refusal):
+    """A query value well-formed but refused (422), where every other fault of a query is
+    400: a date that names no club day, or one the ledger cannot hold (API.md, "The club's
+    calendar")."""
+
+    __slots__ = ()
+
+
 class Oversized:
     """Stands for a JSON integer with more than DIGITS_MAX digits, never converted."""
 

@@ -5,9 +5,10 @@ requests are answered 429 with `Retry-After` until the window frees up.
 
 Only failures count, so successful requests are never limited or slowed (a check against
 in-memory counters), and requests with no credentials at all are not limited. A request
-whose token this worker has already seen valid goes through even from a blocked address (a
-club's shared network address must not lock out its treasurer); a token not yet seen valid
-from a blocked address waits like a guess would.
+that carries a valid token is never refused (API.md Additions): one whose token this
+worker has already seen valid goes through at once, and a token from a blocked address
+that this worker has not seen yet is looked up in the store before any 429 (a club behind
+one shared address must not be locked out by one client's guesses).
 The counters are in each worker's memory (flask-limiter `memory://`): with N workers an
 address gets up to N times the limit, and a restart forgets them. Behind a reverse proxy,
 the proxy's address is the client's unless PONTOON_TRUSTED_PROXIES says how many
@@ -48,8 +49,13 @@ def limit_failed_authentication(app: Flask, limit: str) -> Limiter:
     check = hooks.index(limiter._check_request_limit)
 
     def check_unless_exempt() -> None:
-        if not exempt():
+        if exempt():
+            return
+        try:
             limiter._check_request_limit()
+        except RateLimitExceeded:
+            if services.principal(_credentials()) is None:
+                raise  # a guess, or a token revoked or expired: it waits
 
     hooks[check] = check_unless_exempt
 

@@ -11,10 +11,8 @@ card reaches a log line; log calls elsewhere pass ids and counts, never payloads
 
 from __future__ import annotations
 
-import errno
 import functools
 import logging
-import os
 import random
 import re
 import time
@@ -22,7 +20,6 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-import gunicorn.http as gunicorn_http
 from flask import Flask, Response, current_app, g, request
 
 from api.auth import COMMANDS
@@ -40,37 +37,6 @@ class RequestIdFilter(logging.Filter):
         if getattr(record, "request_id", None) is None:
             record.request_id = REQUEST_ID.get()
         return True
-
-
-class StalledClientFilter(logging.Filter):
-    """gunicorn logs a connection it dropped because the client sent part of its headers and
-    then nothing for READ_TIMEOUT (decision 91) as an ERROR with a traceback; this makes it
-    one WARNING line, so a client that stalls on purpose cannot fill the log with them. Only
-    that: the read timing out in gunicorn's request parser, not any EAGAIN gunicorn reports
-    under the same words (one from a response being written keeps its traceback)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        if record.msg == "Socket error processing request." and \
-                isinstance(error, OSError) and error.errno in (errno.EAGAIN, errno.EWOULDBLOCK) \
-                and _raised_in(error, _PARSER):
-            record.msg, record.args = STALLED, ()
-            record.levelno, record.levelname = logging.WARNING, "WARNING"
-            record.exc_info, record.exc_text = None, None
-        return True
-
-
-def _raised_in(error: BaseException, folder: str) -> bool:
-    """Whether the innermost frame of the error's traceback is a file under `folder`."""
-    frame = error.__traceback__
-    while frame is not None and frame.tb_next is not None:
-        frame = frame.tb_next
-    return frame is not None and frame.tb_frame.f_code.co_filename.startswith(folder)
-
-
-STALLED = ("a client sent part of a request's headers and then nothing within the read "
-           "timeout: its connection was closed")
-_PARSER = os.path.join(os.path.dirname(gunicorn_http.__file__), "")  # gunicorn/http/
 
 
 def json_formatter() -> logging.Formatter:
@@ -98,14 +64,16 @@ def gunicorn_logging(level: str) -> dict[str, Any]:
     return {"version": 1, "disable_existing_loggers": False,
             "root": {"level": level.upper(), "handlers": ["json"]},
             "loggers": {"gunicorn.error": {"level": level.upper(), "handlers": ["json"],
-                                           "filters": ["stalled"], "propagate": False,
-                                           "qualname": "gunicorn.error"},
+                                           "propagate": False, "qualname": "gunicorn.error"},
                         "gunicorn.access": {"level": "WARNING", "handlers": [],
-                                            "propagate": False, "qualname": "gunicorn.access"}},
+                                            "propagate": False, "qualname": "gunicorn.access"},
+                        # waitress warns of every request that waits for a thread: a
+                        # busy service's normal state, not news.
+                        "waitress.queue": {"level": "ERROR", "handlers": [],
+                                           "propagate": True, "qualname": "waitress.queue"}},
             "handlers": {"json": handler},
             "formatters": {"json": {"()": "api.observability.json_formatter"}},
-            "filters": {"request_id": {"()": "api.observability.RequestIdFilter"},
-                        "stalled": {"()": "api.observability.StalledClientFilter"}}}
+            "filters": {"request_id": {"()": "api.observability.RequestIdFilter"}}}
 
 
 @functools.cache

@@ -35,6 +35,10 @@ class PontoonApi(Api):  # type: ignore[misc]
             self.spec.components.response(status.name, response, lazy=True)
 
 
+# Read without a token, as anyone may check the log's signed checkpoints.
+PUBLIC = ("/v1/checkpoints", "/v1/checkpoints/latest", "/v1/checkpoints/key")
+
+
 class ProblemResponses(BasePlugin):  # type: ignore[misc]
     """Documents the problem+json answers of each operation (API.md, Errors)."""
 
@@ -42,6 +46,11 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
                          operations: dict[str, Any] | None = None, **_: Any) -> None:
         for method, operation in (operations or {}).items():
             responses = operation.setdefault("responses", {})
+            if path in PUBLIC:
+                operation["security"] = []
+                for code in (400, 404, 409, 429, 503):
+                    responses.setdefault(code, http.HTTPStatus(code).name)
+                continue
             if path in ("/v1/health", "/v1/health/ready"):
                 # No token needed; a token the ledger does not know is still refused.
                 operation["security"] = []
@@ -55,6 +64,8 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
             if path and path.startswith("/v1/") and _PROJECTED(path) and (
                     method == "get" or path.startswith("/v1/tokens/")):
                 codes += [409, 503]  # min_position beyond the log; read models lagging
+            if method == "get" and path and _DATED(path):
+                codes.append(422)  # a date that names no club day (API.md, the calendar)
             for code in codes:
                 responses.setdefault(code, http.HTTPStatus(code).name)
 
@@ -64,5 +75,12 @@ def _PROJECTED(path: str) -> bool:  # noqa: N802
     list and history, and the audits."""
     return any(part in path for part in ("statement", "balance", "kitty-history", "audit",
                                         "disputes", "events", "tokens", "reports", "/deals",
-                                        "/packs", "webhooks")) \
+                                        "/packs", "webhooks", "proofs", "/v1/days")) \
         or path in ("/v1/players", "/v1/tables")
+
+
+def _DATED(path: str) -> bool:  # noqa: N802
+    """Reads that take a date (`from`, `to`, `as_of`, a club day in the path)."""
+    return any(part in path for part in ("statement", "kitty-history", "reports",
+                                        "/v1/balances", "/v1/days")) \
+        or path == "/v1/tables/{table_id}/deals"

@@ -3,12 +3,12 @@ postings. Every field a client writes is one of api/inputs.py's types."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, post_load, validate
 
-from api.inputs import AccountReference, Text, Whole
+from api.calendar import HOW, OutOfRange, bound_text, club_calendar, parse_bound
+from api.inputs import AccountReference, QueryRefusal, Text, Whole
 
 AMOUNT_MAX = 1_000_000_000
 NAME_MAX = 100
@@ -71,6 +71,13 @@ def time_text(**options: Any) -> fields.String:
                          **options)
 
 
+def club_day(description: str = "the club day of the item's time") -> fields.String:
+    """`club_day` beside a recorded time in lists and reports (API.md, "The club's
+    calendar")."""
+    return fields.String(allow_none=True, metadata={"format": "date",
+                                                    "description": description})
+
+
 class ProblemSchema(Schema):
     """application/problem+json (RFC 9457), with the rule that refused the command."""
 
@@ -101,41 +108,20 @@ class CursorQuerySchema(Schema):
 
 
 class Moment(fields.String):
-    """A bound of a period (`from`, `to`): an RFC 3339 time, or a date meaning the start of
-    that day (UTC), or as `to` its end. Loads into the text of a recorded `at`, which sorts
-    in time order; a `to` beyond the last day the ledger can record loads as None (open)."""
-
-    HOW = "an RFC 3339 time such as 2026-12-05T20:00:00Z, or a date such as 2026-12-05"
-
-    def __init__(self, *, end: bool = False, **options: Any) -> None:
-        self.end = end
-        super().__init__(**options)
+    """A bound of a period (`from`, `to`): a date, meaning a club day (`from` its start, `to`
+    its end), or an RFC 3339 time with its offset, meaning that instant (API.md, "The club's
+    calendar"). Loads into a date or an aware datetime; the period's schema places it on
+    the club's calendar. A date that names no day is refused (422); a time without its
+    offset, or anything else, is malformed (400)."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
-        text = super()._deserialize(value, attr, data, **kwargs)
-        if len(text) > 40:
-            raise ValidationError(f"Not a time: give {self.HOW}.")
+        written = super()._deserialize(value, attr, data, **kwargs)
         try:
-            return moment(text, end=self.end)
-        except (ValueError, OverflowError):
-            raise ValidationError(f"Not a time: give {self.HOW}.") from None
-
-
-def moment(text: str, *, end: bool = False) -> str | None:
-    """See `Moment`; ValueError for anything else (a time without its offset included)."""
-    if len(text) == 10:
-        day = date.fromisoformat(text)
-        when = datetime(day.year, day.month, day.day, tzinfo=UTC)
-        if end:
-            try:
-                when += timedelta(days=1)
-            except OverflowError:
-                return None
-    else:
-        when = datetime.fromisoformat(text)
-        if when.tzinfo is None:
-            raise ValueError("a time needs its offset (Z or +01:00)")
-    return when.astimezone(UTC).isoformat(timespec="microseconds")
+            return parse_bound(written)
+        except OutOfRange as refused:
+            raise ValidationError(QueryRefusal(f"{refused}: give {HOW}.")) from None
+        except ValueError as error:
+            raise ValidationError(f"Not a time: {error}.") from None
 
 
 def list_limit() -> fields.Integer:
@@ -150,18 +136,34 @@ def download_format() -> fields.String:
 
 
 class PeriodQuerySchema(Schema):
-    """`from` inclusive and `to` exclusive, compared with each posting's `at` (API.md)."""
+    """A period on the club's calendar: `from` a club day's start or an instant (inclusive),
+    `to` a club day's end or an instant (exclusive), compared with each posting's `at`
+    (API.md, docs/decisions.md 103). Loads into the texts of recorded times."""
 
     start = Moment(data_key="from", metadata={
-        "description": "from this time (inclusive): RFC 3339, or a date for its start"})
-    end = Moment(end=True, data_key="to", metadata={
-        "description": "until this time (exclusive): RFC 3339, or a date for its end"})
+        "description": "from this instant (inclusive): RFC 3339 with its offset, or a date "
+                       "for the start of that club day"})
+    end = Moment(data_key="to", metadata={
+        "description": "until this instant (exclusive): RFC 3339 with its offset, or a date "
+                       "for the end of that club day (the day included)"})
 
-    @validates_schema
-    def _in_order(self, data: dict[str, Any], **_: Any) -> None:
+    @post_load
+    def _on_the_calendar(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        bounds = [(key, data[key]) for key in ("start", "end") if key in data]
+        if bounds:
+            calendar = club_calendar()
+            for key, bound in bounds:
+                field = "from" if key == "start" else "to"
+                try:
+                    data[key] = bound_text(bound, calendar, end=key == "end")
+                except OutOfRange as refused:
+                    raise ValidationError(QueryRefusal(f"{refused}."), field) from None
+                except ValueError as error:
+                    raise ValidationError(f"Not a time: {error}.", field) from None
         start, end = data.get("start"), data.get("end")
         if start is not None and end is not None and start >= end:
             raise ValidationError("`from` must come before `to`.", "from")
+        return data
 
 
 class HistoryQuerySchema(PeriodQuerySchema):

@@ -1,9 +1,12 @@
-"""`pontoon serve`: the API under gunicorn, one Ledger built in each worker after fork.
+"""`pontoon serve`: the API under gunicorn's arbiter, one Ledger built in each worker after
+fork; each worker reads requests whole in an event loop before its threads see them
+(api/worker.py, api/front.py: decision 118).
 
 Every worker stands in the election for the read models (projections/election.py). On
-SIGTERM gunicorn stops accepting, lets each worker finish the requests it has, then the
-worker closes its services: the read models finish the page under way and the lock is
-released, so another process takes over at once.
+SIGTERM each worker stops accepting, finishes the requests it has, then closes its
+services: the read models finish the page under way and the lock is released, so another
+process takes over at once. A worker that dies, or stops beating for HEARTBEAT_TIMEOUT
+seconds (a frozen process), is killed and replaced.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import os
 import re
 import shutil
 import socket
-import struct
 import tempfile
 import time
 from dataclasses import replace
@@ -22,12 +24,15 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
-from api.edge import READ_TIMEOUT
 from api.observability import gunicorn_logging
 from api.spread import Spread
 from config import Settings
 
 GRACEFUL_TIMEOUT = 30  # seconds a worker has to finish its requests and its page
+# Seconds a worker's event loop may go without a heartbeat before the arbiter kills it and
+# starts another (it beats every second, whatever its threads are doing): a frozen worker
+# holds the connections the kernel gave it for about this long (README).
+HEARTBEAT_TIMEOUT = 10
 # The files prometheus-client's multiprocess mode writes: `<type>_<pid>.db`, a gauge's type
 # carrying its mode (prometheus_client/values.py).
 _METRICS_FILE = re.compile(r"(counter|histogram|summary|gauge_(live)?(all|min|max|sum|"
@@ -40,10 +45,10 @@ class Server(BaseApplication):  # type: ignore[misc]
         self.app: Any = None
         self.spread = spread = Spread(workers)
         self.options = {"bind": f"{settings.host}:{settings.port}", "workers": workers,
-                        "threads": threads, "worker_class": "gthread" if threads > 1 else "sync",
+                        "threads": threads, "worker_class": "api.worker.BufferingWorker",
                         "accesslog": None, "loglevel": settings.log_level.lower(),
                         "logconfig_dict": gunicorn_logging(settings.log_level),
-                        "preload_app": False, "timeout": 60,
+                        "preload_app": False, "timeout": HEARTBEAT_TIMEOUT,
                         "graceful_timeout": GRACEFUL_TIMEOUT,
                         # One control socket per user and host: several services on one
                         # host (hosts in the tests, blue/green) would take it from each other.
@@ -78,13 +83,6 @@ class Server(BaseApplication):  # type: ignore[misc]
         return self.app
 
     def _post_fork(self, server: Any, worker: Any) -> None:
-        """In the new worker, its listening sockets made: a receive timeout on them, which
-        every connection accepted from them inherits (Linux copies it to the accepted
-        socket). It holds while gunicorn reads in blocking mode, which Python's own socket
-        timeout would not (gunicorn sets each connection blocking, clearing it)."""
-        timeout = struct.pack("ll", READ_TIMEOUT, 0)
-        for listener in worker.sockets:
-            listener.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeout)
         self.spread.post_fork(server, worker)
 
     def _worker_exit(self, server: Any, worker: Any) -> None:

@@ -15,7 +15,7 @@ from config import Settings
 from domain.errors import NotNow, PontoonError
 from projections import election
 from projections.runner import ModelFailing, Projections
-from projections.service import duties, sender_for
+from projections.service import checkpointer_for, duties, sender_for
 from projections.store import read_store
 
 
@@ -41,8 +41,10 @@ class Services:
                 and settings.projections_in_process:
             # Every process stands in the election; the one elected runs the read models
             # and webhook deliveries (projections/election.py).
-            self._runner = election.start(election.election_for(settings),
-                                          duties(self.projections, self.sender), self._stop)
+            self._runner = election.start(
+                election.election_for(settings),
+                duties(self.projections, self.sender,
+                       checkpointer_for(self.projections, settings)), self._stop)
 
     def close(self) -> None:
         """Stop following the log (the page under way is finished, and attempts at webhook

@@ -82,7 +82,8 @@ class AggregateCache:
 def events_after(recorder: Any, known: Sequence[tuple[UUID, int]]
                  ) -> dict[UUID, list[StoredEvent]]:
     """The events of each aggregate after the version known, in one round trip when the
-    recorder can (application/chain.py), else one query each (the in-memory store)."""
+    recorder can (application/eventstore/recorders.py), else one query each (the in-memory
+    store)."""
     if not known:
         return {}
     batched = getattr(recorder, "select_events_after", None)

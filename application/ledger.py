@@ -1,7 +1,8 @@
 """The ledger application: one method per command of API.md; load, decide, save once.
 
-Players and chips, tables and deals are here; tokens in tokens.py, disputes in disputes.py;
-loading, posting and the retried, idempotent running of a command in base.py.
+Players and chips, tables and deals are here; tokens in tokens.py, disputes in disputes.py,
+the club and its nights in club.py; loading, posting and the retried, idempotent running of
+a command in base.py.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 
 from application.base import Decision, LedgerBase, Outcome, _expect, _hash, _postings_of
+from application.club import ClubCommands
 from application.contributions import ContributionCommands
 from application.disputes import DisputeCommands
 from application.eventstore import VersionConflict
@@ -39,7 +41,7 @@ def chip_count(amount: int) -> str:
 
 
 class Ledger(TokenCommands, DisputeCommands, WebhookCommands, ContributionCommands,
-             LedgerBase):
+             ClubCommands, LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------

@@ -14,7 +14,7 @@ from application.base import Decision, LedgerBase, Outcome, _hash
 from domain.aggregates import Token, token_id
 from domain.errors import NotAllowed, NotFound
 
-ROLES = ("treasurer", "operator", "player")
+ROLES = ("treasurer", "operator", "player", "witness")
 LABEL_MAX = 100
 
 

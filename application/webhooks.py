@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from application.base import Decision, LedgerBase, Outcome
 from domain.aggregates import Webhook
 from domain.aggregates.webhook import URL_LENGTH_MAX
-from domain.errors import NotAllowed, NotFound
+from domain.errors import NotAllowed, NotFound, NotNow
 
 
 class WebhookCommands(LedgerBase):
@@ -34,6 +34,33 @@ class WebhookCommands(LedgerBase):
             webhook.delete(deleted_by=deleted_by)
             return [webhook], {"id": webhook_id}
         return self._command("delete_webhook", {"id": webhook_id}, key, decide)
+
+    def enable_webhook(self, webhook_id: str, enabled: bool, *, by: str,
+                       key: str | None = None) -> Outcome:
+        """Enabled again, a subscription resumes from its oldest delivery not yet made
+        (those of the events while it was disabled included); disabled, it waits."""
+        def decide() -> Decision:
+            webhook = self.webhook(webhook_id)
+            webhook.enable(enabled, by=by)
+            return [webhook], {"id": webhook_id, "url": webhook.url,
+                               "events": list(webhook.events),
+                               "status": "active" if enabled else "disabled"}
+        return self._command("enable_webhook", {"id": webhook_id, "enabled": enabled}, key,
+                             decide)
+
+    def replay_webhook(self, webhook_id: str, from_position: int, *, by: str,
+                       key: str | None = None) -> Outcome:
+        """Every delivery of the subscription from `from_position` is made again."""
+        def decide() -> Decision:
+            head = self.recorder.max_notification_id() or 0
+            if from_position > head:
+                raise NotNow(f"from_position {from_position} is beyond the end of the event "
+                              f"log (position {head})")
+            webhook = self.webhook(webhook_id)
+            webhook.replay(from_position, by=by)
+            return [webhook], {"id": webhook_id, "from_position": from_position}
+        return self._command("replay_webhook", {"id": webhook_id, "from": from_position}, key,
+                             decide)
 
     def webhook(self, webhook_id: str) -> Webhook:
         """A subscription that has not been deleted; 404 otherwise."""

@@ -1,8 +1,11 @@
 """Complete random six-player deals per second through the pure rules engine, on one core.
 
-Bots choose uniformly among the legal actions (and amounts); chips are topped up between
-deals so nobody is ever short. A baseline measured in the same run — Python sorting a pack
-of cards — gives a machine-independent ratio alongside the raw figure.
+Bots choose uniformly among the legal actions (and amounts). The loop calls the engine's
+`Table` and `Deal` directly and records nothing: no store, no chips (every player is taken
+to hold plenty), so the figure is the engine's deciding alone; the Ledger's commands are
+measured by benchmarks/history.py and benchmarks/service.py. A baseline measured in the
+same run — Python sorting a pack of cards — gives a machine-independent ratio alongside the
+raw figure.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ import platform
 import random
 import time
 
-from domain.engine.club import Club
-from domain.engine.postings import player_account
+from domain.engine.legal import legal_actions
+from domain.engine.shuffle import derived_seed
+from domain.engine.table import Table
 
 RULES = {"min_stake": 1, "max_stake": 10, "shoot": True, "kitty_min": 20, "kitty_max": 200,
          "split": "pairs", "burn": "13", "banker_may_double": True, "royal_pontoon": True}
@@ -23,36 +27,24 @@ RULES = {"min_stake": 1, "max_stake": 10, "shoot": True, "kitty_min": 20, "kitty
 def play(deals: int, seed: int) -> tuple[int, int]:
     """Play `deals` deals at one six-player table; returns (deals, actions)."""
     rng = random.Random(seed)
-    club = Club()
-    players = [club.register_player(f"P{i}") for i in range(6)]
-    for player in players:
-        club.buy_in(player, 10_000)
-    table_id = club.open_table("bench", players, rules=RULES)
-    table = club.table(table_id)
-    balances = club.balances
+    seeds = (derived_seed("engine-bench", seed, n) for n in range(10**9))
+    players = [f"P{i}" for i in range(6)]
+    table, _ = Table.open(table_id="bench", name="bench", seats=players, banker=None,
+                          rules=RULES, pack=None, seed=next(seeds))
     actions = 0
-    for _ in range(deals):
+    for number in range(deals):
         if table.kitty_needed:
-            club.put_up_kitty(table_id, table.banker, 100)
-        for player in players:
-            while balances[player_account(player)] < 1_000:
-                club.buy_in(player, 10_000)
-        deal_id = club.start_deal(table_id)
-        deal = club.deal(deal_id)
+            table.put_up_kitty(table.banker, 100)
+        deal, _, _ = table.start_deal(deal_id=f"d{number}", seed=next(seeds))
         while not deal.is_over:
-            options = club.legal_actions(deal_id)
+            options = legal_actions(deal)
             choice = options[rng.randrange(len(options))]
             amount = None
             if choice.amount_min is not None and (choice.action != "split" or rng.random() < .5):
                 amount = rng.randint(choice.amount_min, choice.amount_max or choice.amount_min)
-            club.act(deal_id, choice.player, choice.action, hand=choice.hand, amount=amount)
+            deal.act(choice.player, choice.action, hand=choice.hand, amount=amount)
             actions += 1
-        assert club.total() == 0
-        # The in-memory club keeps every fact for tests; a benchmark of the engine drops
-        # finished deals so the figure does not fall as the club's history grows.
-        club.log.clear()
-        club.postings.clear()
-        del club.deals[deal_id], balances[deal.escrow]
+        table.end_deal(deal)
     return deals, actions
 
 

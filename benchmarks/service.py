@@ -1,6 +1,6 @@
 """Commands a second through the whole stack, against a baseline measured in the same run.
 
-`pontoon serve` (its defaults: gunicorn, 2 worker processes × 4 threads) on a throwaway
+`pontoon serve` (its defaults: 2 worker processes × 4 threads) on a throwaway
 PostgreSQL cluster, driven over HTTP by N concurrent clients (1, 8 and 32 by default), each a
 thread with its own keep-alive connection playing complete Shoot Pontoon deals at a table of
 its own with no think time (`benchmarks/service_workloads.py` says exactly what they send).

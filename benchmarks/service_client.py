@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 TIMEOUT = 60.0  # seconds a request may take before the client gives up on it
-# A connection left idle this long is opened afresh before the next request: gunicorn closes
-# idle keep-alive connections after 2 s, and a request sent on one it has closed would fail.
+# A connection left idle this long is opened afresh before the next request: a server closes
+# idle keep-alive connections (gunicorn's threads after 2 s, `pontoon serve` after 10 s), and
+# a request sent on one it has closed would fail.
 IDLE_REOPEN = 1.0
 RACES = 5  # attempts at a command that keeps losing races with others (409 without a rule)
 

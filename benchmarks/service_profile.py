@@ -2,8 +2,8 @@
 
 `benchmarks/service.py --profile` runs one more measured window with py-spy (PyPI `py-spy`)
 recording each gunicorn worker, every thread whether running or waiting (`--idle`), for the
-whole window. Only the samples of threads serving a request count (a stack through gthread's
-`ThreadWorker.handle`); they are split into:
+whole window. Only the samples of threads serving a request count (a stack through
+waitress's `HTTPChannel.service`, api/front.py); they are split into:
 
 - waiting in psycopg's C wait for PostgreSQL to answer (the innermost frame is
   `Connection.wait`; a thread that has its answer but waits for the GIL to go on is still
@@ -29,9 +29,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 RATE = 50  # samples a second per thread
-SERVING = "ThreadWorker.handle (gunicorn/workers/gthread.py"  # the frame of a served request
+SERVING = "HTTPChannel.service (waitress/channel.py"  # the frame of a served request
 DB_WAIT = "Connection.wait (psycopg/connection.py"  # innermost: in the C wait for the server
-PLUMBING = ("gunicorn", "threading", "concurrent", "flask", "werkzeug", "webargs",
+PLUMBING = ("gunicorn", "waitress", "threading", "concurrent", "flask", "werkzeug", "webargs",
             "flask_smorest")  # left out of the by-function lists: every request passes there
 
 Stack = tuple[list[str], int]

@@ -43,10 +43,17 @@ ENVIRONMENT = {
     "PONTOON_WEBHOOK_RETRY_BASE": "seconds before a delivery's first retry (5)",
     "PONTOON_WEBHOOK_RETRY_FOR": "seconds a delivery is retried (86400)",
     "PONTOON_WEBHOOK_TIMEOUT": "seconds one delivery may take (5)",
+    "PONTOON_WEBHOOK_ALLOW_PRIVATE": "true lets webhooks reach private addresses (false)",
     "PONTOON_METRICS_DIR": "where the workers keep their metrics (a temporary folder)",
+    "PONTOON_SIGNING_KEY_FILE": "the key that signs checkpoints (var/signing-key)",
+    "PONTOON_LOG_ORIGIN": "the log's name in signed checkpoints (the key's name)",
+    "PONTOON_WITNESS_TOKEN": "the witness's token, to post its cosignatures",
+    "PONTOON_READ_TOKEN": "a club member's token, to read the proofs",
 }
 STORE = ("PONTOON_DATABASE_URL", "PONTOON_POOL_SIZE", "PONTOON_POOL_OVERFLOW")
-SERVICE = (*STORE, *(name for name in ENVIRONMENT if name not in STORE))
+SIGNING = ("PONTOON_SIGNING_KEY_FILE", "PONTOON_LOG_ORIGIN")
+WITNESS = ("PONTOON_WITNESS_TOKEN", "PONTOON_READ_TOKEN")
+SERVICE = (*STORE, *(name for name in ENVIRONMENT if name not in (*STORE, *WITNESS)))
 
 
 class StoreError(click.ClickException):
@@ -296,6 +303,14 @@ def emit_json(data: Any) -> None:
     import json
 
     click.echo(json.dumps(data, indent=2))
+
+
+def output_option():  # type: ignore[no-untyped-def]
+    """`--output FILE`: where a command writes what it prints, checked before any work."""
+    return click.option("--output", default="-", metavar="FILE",
+                        callback=lambda _, __, value: writable_file("--output", value),
+                        help="File to write, in a folder that exists (default: standard "
+                             "output).")
 
 
 def writable_file(option: str, value: str) -> str:

@@ -1,4 +1,5 @@
-"""`pontoon demo`: a short game played by bots through the rules engine, printed as it goes."""
+"""`pontoon demo`: a short game played by bots through the Ledger's commands, printed as it
+goes. The Ledger runs on the in-memory store: nothing is written to disk."""
 
 from __future__ import annotations
 
@@ -8,54 +9,74 @@ import random
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from domain.engine.club import Club
+from application import Ledger
+from application.store import build_ledger
+from config import Settings
+from domain.aggregates import kitty_id
 from domain.engine.hands import describe
+from domain.engine.legal import legal_actions
 from domain.engine.strategy import choose
 
 NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
+BUY_IN = 100
 
 
 def play_demo(console: Console, *, seed: str | None = None, players: int = 4,
-              deals: int = 5) -> Club:
+              deals: int = 5) -> Ledger:
     """Play `deals` deals of Shoot Pontoon; a `seed` makes the game repeatable."""
     seed = seed or random.SystemRandom().randbytes(16).hex()
     rng = random.Random(seed)
     counter = iter(range(1, 1_000_000))
-    club = Club(new_seed=lambda: hashlib.sha256(f"{seed}:{next(counter)}".encode()).hexdigest())
     if not 2 <= players <= len(NAMES):  # refused, never clamped (`pontoon demo --players`)
         raise ValueError(f"the demo seats 2 to {len(NAMES)} players, not {players}")
+    ledger = build_ledger(Settings(database_url="memory://"))
+    ledger.new_seed = lambda: hashlib.sha256(f"{seed}:{next(counter)}".encode()).hexdigest()
     names = NAMES[:players]
-    ids = {name: club.register_player(name) for name in names}
+    ids = {name: str(ledger.register_player(name).result["id"]) for name in names}
     for player_id in ids.values():
-        club.buy_in(player_id, 100)
+        ledger.buy_in(player_id, BUY_IN)
     rules = {"min_stake": 1, "max_stake": 10, "shoot": True, "kitty_min": 10, "kitty_max": 60}
-    table_id = club.open_table("Demo school", list(ids.values()), rules=rules)
-    table = club.table(table_id)
+    table_id = str(ledger.open_table(name="Demo school", seats=list(ids.values()),
+                                     rules=rules).result["table_id"])
+    table = ledger.table(table_id).engine
     label = {player_id: name for name, player_id in ids.items()}
     console.print(f"[bold]Pontoon demo[/] (seed {seed}): {', '.join(names)}; "
                   f"{label[table.banker]} cut the highest card and banks (R3.2).")
     console.print(f"Pack commitment (SHA-256 of the secret seed, R1.7): {table.commitment}")
     for _ in range(deals):
+        table = ledger.table(table_id).engine
         if table.kitty_needed:
-            club.put_up_kitty(table_id, table.banker, 30)
+            ledger.put_up_kitty(table_id, table.banker, 30)
             console.print(f"{label[table.banker]} puts up a kitty of 30 (R9.1).")
-        deal_id = club.start_deal(table_id)
-        deal = club.deal(deal_id)
+        deal_id = str(ledger.start_deal(table_id).result["deal_id"])
+        deal = ledger.deal(deal_id).engine
         console.rule(f"Deal {deal.number}: {label[deal.banker]} banks, kitty {deal.kitty}")
         while not deal.is_over:
-            option, amount = choose(deal, club.legal_actions(deal_id), rng)
-            club.act(deal_id, option.player, option.action, hand=option.hand, amount=amount)
+            turn = deal.turn
+            held = {turn[0]: ledger.player_account(turn[0]).balance} if turn else None
+            option, amount = choose(deal, legal_actions(deal, held), rng)
+            ledger.act(deal_id, option.player, option.action, hand=option.hand, amount=amount)
             said = f" {amount}" if amount is not None else ""
             console.print(f"  {label[option.player]}: {option.action}{said}")
-        _show_result(console, club, deal_id, label)
-    chips = ", ".join(f"{name} {club.chips(pid)}" for name, pid in ids.items())
-    console.print(f"[bold]Chips[/]: {chips}; kitty {table.kitty}; "
-                  f"sum of all accounts {club.total()} (R11.1)")
-    return club
+            deal = ledger.deal(deal_id).engine
+        _show_result(console, ledger, deal_id, label)
+    _show_chips(console, ledger, ids, table_id)
+    return ledger
 
 
-def _show_result(console: Console, club: Club, deal_id: str, label: dict[str, str]) -> None:
-    deal = club.deal(deal_id)
+def _show_chips(console: Console, ledger: Ledger, ids: dict[str, str], table_id: str) -> None:
+    """Every chip the treasury issued is held by a player or by the kitty (R11.1)."""
+    chips = {name: ledger.player_account(pid).balance for name, pid in ids.items()}
+    kitty = ledger.account(kitty_id(table_id)).balance
+    held = sum(chips.values()) + kitty
+    shown = ", ".join(f"{name} {amount}" for name, amount in chips.items())
+    console.print(f"[bold]Chips[/]: {shown}; kitty {kitty}; held in all {held}, the "
+                  f"{BUY_IN * len(ids)} the treasury issued (R11.1)")
+
+
+def _show_result(console: Console, ledger: Ledger, deal_id: str, label: dict[str, str]
+                 ) -> None:
+    deal = ledger.deal(deal_id).engine
     if deal.phase == "void":
         console.print(f"  [yellow]void[/]: {deal.voided.reason if deal.voided else ''}")
         return
@@ -68,6 +89,7 @@ def _show_result(console: Console, club: Club, deal_id: str, label: dict[str, st
                      describe(result["cards"], deal.rules), result["outcome"],
                      result["explanation"])
     console.print(grid)
+
     def account(name: str) -> str:
         kind, _, key = name.partition(":")
         return label.get(key, name) if kind == "player" else kind

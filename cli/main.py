@@ -69,7 +69,7 @@ def simulate(players: int, deals: int, shoot: bool, url: str, token: str | None,
 
 
 # The subcommands live in modules named for what they do; importing them registers them.
-from cli import backup, readside, service, tokens  # noqa: E402, F401
+from cli import backup, days, readside, reports, service, tokens, witness  # noqa: E402, F401
 
 if __name__ == "__main__":
     main()

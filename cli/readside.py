@@ -1,14 +1,15 @@
-"""The read side from the shell: `pontoon projections run|rebuild|status`, `verify`, `export`."""
+"""The read side from the shell: `pontoon projections run|rebuild|status`, `verify` and
+`checkpoint`."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
 from rich.console import Console
 
 from cli.common import (
+    SIGNING,
     STORE,
     emit_json,
     open_projections,
@@ -16,7 +17,6 @@ from cli.common import (
     output_console,
     progress_bar,
     shape_option,
-    writable_file,
 )
 from cli.main import main
 
@@ -26,7 +26,7 @@ def projections() -> None:
     """The read models: run, rebuild, status."""
 
 
-@projections.command("run", environment=(*STORE, "PONTOON_LOG_LEVEL",
+@projections.command("run", environment=(*STORE, *SIGNING, "PONTOON_LOG_LEVEL",
                                           "PONTOON_WEBHOOK_RETRY_BASE",
                                           "PONTOON_WEBHOOK_RETRY_FOR",
                                           "PONTOON_WEBHOOK_TIMEOUT"))
@@ -40,7 +40,7 @@ def projections_run() -> None:
 
     from api.observability import configure_logging
     from projections.election import election_for, lead
-    from projections.service import duties, sender_for
+    from projections.service import checkpointer_for, duties, sender_for
 
     settings, ledger, runner = open_projections()
     configure_logging(settings.log_level)
@@ -52,7 +52,8 @@ def projections_run() -> None:
     console.print(f"projections: following the {settings.store} store when elected "
                   f"({chosen.description}); Ctrl-C stops")
     try:
-        lead(chosen, duties(runner, sender_for(runner, settings)), stop,
+        lead(chosen, duties(runner, sender_for(runner, settings),
+                            checkpointer_for(runner, settings)), stop,
              standing_by=lambda: console.print(
                  "projections: another runner holds the lock; standing by to take over"))
     finally:
@@ -95,55 +96,69 @@ def projections_status(shape: str) -> None:
     output_console().print(grid)
 
 
-@main.command()
-@click.option("--checkpoint", "sealed", default=None, metavar='"POSITION HASH"',
-              help="A checkpoint kept outside the database: the log must still extend it.")
+@main.command(environment=(*STORE, "PONTOON_SIGNING_KEY_FILE"))
+@click.option("--checkpoint", "sealed", default=None, metavar='"POSITION HASH" | NOTE',
+              help="A checkpoint kept outside the database, that the log must still extend: "
+                   "`POSITION HASH`, or a signed note (its text, a file, or - to read it).")
+@click.option("--vkey", default=None, help="The key a signed checkpoint must be signed by "
+              "(default: the service's own, PONTOON_SIGNING_KEY_FILE).")
 @shape_option()
-def verify(sealed: str | None, shape: str) -> None:
+def verify(sealed: str | None, vkey: str | None, shape: str) -> None:
     """Re-check every deal, chip conservation, every shuffle commitment and that nothing
-    recorded was changed, inserted or deleted (the hash chains and snapshots). Exits 1 when
-    anything fails. As JSON: {"ok", "events", "deals", "accounts", "seeds", "snapshots",
-    "chained", "extends", "checkpoint": {"position", "hash"} or null, "failures": [...]}."""
+    recorded was changed, inserted or deleted (the hash chains, snapshots, Merkle log).
+    Exits 1 when anything fails. As JSON: {"ok", "events", "deals", "accounts", "seeds",
+    "snapshots", "chained", "extends", "checkpoint": {"position", "hash"} or null,
+    "failures": [...]}."""
     import dataclasses
     import functools
 
     from application.store import build_ledger
-    from domain.integrity import Checkpoint
+    from cli.signing import read_checkpoint
+    from config import Settings
+    from projections.runner import Projections
     from projections.store import read_store
     from projections.verify import verify as run_verify
 
-    try:
-        checkpoint = Checkpoint.parse(sealed) if sealed is not None else None
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--checkpoint") from None
+    checkpoint, signed = read_checkpoint(sealed, vkey, Settings.from_env())
     console = output_console()
-    with opened_ledger() as (settings, ledger), progress_bar(console, "verify") as bar:
-        task = bar.add_task("verifying", total=max(ledger.recorder.max_notification_id()
-                                                   or 0, 1))
-        report = run_verify(ledger, lambda position, head: bar.update(
-            task, completed=position, total=max(head, 1)), checkpoint=checkpoint,
-            store=read_store(ledger, settings),
-            # A long log is shared with a helper process that opens the store again
-            # (one connection is all it uses).
-            reopen=functools.partial(build_ledger, dataclasses.replace(
-                settings, pool_size=1, pool_overflow=0))
-            if settings.store != "memory" else None)
+    with opened_ledger() as (settings, ledger):
+        store = read_store(ledger, settings)
+        if store is not None:  # verify holds the read models to the log's end: bring them
+            Projections(ledger, store).catch_up()  # there (only events not yet applied)
+        with progress_bar(console, "verify") as bar:
+            task = bar.add_task("verifying", total=max(ledger.recorder.max_notification_id()
+                                                       or 0, 1))
+            report = run_verify(ledger, lambda position, head: bar.update(
+                task, completed=position, total=max(head, 1)), checkpoint=checkpoint,
+                store=store,
+                # A long log is shared with a helper process that opens the store again
+                # (one connection is all it uses).
+                reopen=functools.partial(build_ledger, dataclasses.replace(
+                    settings, pool_size=1, pool_overflow=0))
+                if settings.store != "memory" else None, signed=signed)
+    extends = str(checkpoint) if checkpoint else \
+        f"{signed.size} of {signed.origin}, signed" if signed else None
     if shape == "json":
-        sealed_now = report.checkpoint
-        emit_json({"ok": report.ok, "events": report.events, "deals": report.deals,
-                   "accounts": report.accounts, "seeds": report.seeds,
-                   "snapshots": report.snapshots, "chained": report.chained,
-                   "extends": None if checkpoint is None else str(checkpoint),
-                   "checkpoint": None if sealed_now is None else
-                   {"position": sealed_now.position, "hash": sealed_now.hash},
-                   "failures": report.failures})
-        if not report.ok:
-            raise SystemExit(1)
+        _emit_report(report, extends)
         return
-    _print_report(console, report, checkpoint)
+    _print_report(console, report, extends)
 
 
-def _print_report(console: Console, report: Any, checkpoint: Any) -> None:
+def _emit_report(report: Any, extends: str | None) -> None:
+    sealed = report.checkpoint
+    emit_json({"ok": report.ok, "events": report.events, "deals": report.deals,
+               "accounts": report.accounts, "seeds": report.seeds,
+               "snapshots": report.snapshots, "chained": report.chained, "extends": extends,
+               "checkpoint": None if sealed is None else
+               {"position": sealed.position, "hash": sealed.hash},
+               "failures": report.failures})
+    if not report.ok:
+        raise SystemExit(1)
+
+
+def _print_report(console: Console, report: Any, checkpoint: str | None) -> None:
+    from rich.markup import escape
+
     console.print(f"checked {report.events} events: {report.deals} deals, "
                   f"{report.accounts} accounts, {report.seeds} shuffles, "
                   f"{report.snapshots} snapshots")
@@ -157,7 +172,7 @@ def _print_report(console: Console, report: Any, checkpoint: Any) -> None:
                   "its commitment[/]")
     if report.chained:
         console.print("[bold green]both hash chains and every snapshot match the recorded "
-                      "events[/]" + (f"; the log extends checkpoint {checkpoint}"
+                      "events[/]" + (f"; the log extends checkpoint {escape(checkpoint)}"
                                      if checkpoint else ""), highlight=False)
     if report.checkpoint is not None:
         console.print(f"checkpoint: {report.checkpoint}", highlight=False, soft_wrap=True)
@@ -179,182 +194,3 @@ def checkpoint(shape: str) -> None:
         emit_json({"position": sealed.position, "hash": sealed.hash})
         return
     click.echo(str(sealed))
-
-
-def _bound(text: str | None, *, end: bool = False) -> str | None:
-    """`--from`/`--to`: an RFC 3339 time (UTC when it has no offset) or a date (its start;
-    as `--to`, its end), as the API reads `from` and `to`."""
-    from api.schemas import moment
-
-    if text is None:
-        return None
-    for written in (text, text + "+00:00"):  # a time without its offset is UTC
-        try:
-            return moment(written, end=end)
-        except (ValueError, OverflowError):
-            continue
-    raise click.BadParameter(f"{text!r}: give a time (2026-12-05T20:00) or a date "
-                             "(2026-12-05)")
-
-
-def _period_bounds(start: str | None, end: str | None) -> tuple[str | None, str | None]:
-    """`--from` and `--to` read as the API reads them, and refused as it refuses them when
-    the period is reversed or empty (`from` must come before `to`)."""
-    first, last = _bound(start), _bound(end, end=True)
-    if first is not None and last is not None and first >= last:
-        raise click.UsageError(f"--from {start} is not before --to {end}: the period would "
-                               "be empty or reversed; give the earlier date first")
-    return first, last
-
-
-def _player(store: object, given: str | None) -> str | None:
-    """`--player`: an id, or a name that exactly one player has."""
-    from uuid import UUID
-
-    from projections.export import players_named
-
-    if given is None:
-        return None
-    try:
-        return str(UUID(given))
-    except ValueError:
-        found = players_named(store, given)  # type: ignore[arg-type]
-    if len(found) != 1:
-        raise click.BadParameter(f"{len(found)} players are named {given!r}"
-                                 + (f": {', '.join(found)}; give the id" if found else ""))
-    return found[0]
-
-
-PERIOD = [
-    click.option("--from", "start", metavar="TIME|DATE",
-                 help="Start of the period (UTC), inclusive: a time or a date."),
-    click.option("--to", "end", metavar="TIME|DATE",
-                 help="End of the period (UTC), exclusive: a time, or a date to its end."),
-    click.option("--output", default="-", metavar="FILE",
-                 callback=lambda _, __, value: writable_file("--output", value),
-                 help="File to write, in a folder that exists (default: standard output)."),
-]
-
-
-def _period(command):  # type: ignore[no-untyped-def]
-    for option in reversed(PERIOD):
-        command = option(command)
-    return command
-
-
-@main.command()
-@click.option("--kind", type=click.Choice(["statements", "balances", "kitty"]), required=True)
-@_period
-@click.option("--player", help="Only this player (an id, or a name only one player has).")
-@click.option("--table", type=click.UUID, help="Only this table's postings (or kitty).")
-def export(kind: str, start: str | None, end: str | None, output: str, player: str | None,
-           table: object) -> None:
-    """CSV for treasurers: statements, balances (as of --to, else now) or kitty history.
-    The checkpoint of the log as exported, `POSITION HASH`, is never a row of the CSV: it
-    is written beside --output as FILE.checkpoint, or on stderr with standard output (check
-    it later with `pontoon verify --checkpoint`)."""
-    from datetime import UTC, datetime
-
-    from application.eventstore import checkpoint
-    from projections.export import Selection, write_csv
-
-    if kind == "balances" and start is not None:
-        raise click.UsageError("--from has no meaning for balances: they are as of --to "
-                               "(or now); export statements for a period's postings")
-    if kind == "kitty" and player is not None:
-        raise click.UsageError("--player has no meaning for a kitty's history; use --table")
-    first, last = _period_bounds(start, end)
-    settings, ledger, runner = open_projections()
-    try:
-        runner.catch_up()
-        sealed = checkpoint(ledger)
-        selection = Selection(first, last, _player(runner.store, player), table and str(table))
-        now = datetime.now(UTC).isoformat(timespec="microseconds")
-        with _opened(output) as handle:
-            rows = write_csv(runner.store, kind, selection, handle, now=now)
-    finally:
-        ledger.close()
-    _keep_checkpoint(output, sealed, rows)
-
-
-def _keep_checkpoint(output: str, sealed: Any, rows: int) -> None:
-    """The export's checkpoint in a sidecar file beside it (decision 147), or on stderr."""
-    from pathlib import Path
-
-    if output == "-":
-        if sealed is not None:
-            click.echo(f"checkpoint: {sealed}", err=True)
-        return
-    said = f"wrote {rows} rows to {output}"
-    if sealed is not None:
-        sidecar = Path(output + ".checkpoint")
-        sidecar.write_text(f"{sealed}\n", encoding="utf-8")
-        said += f", and its checkpoint to {sidecar}"
-    click.echo(said)
-
-
-@main.command()
-@_period
-@click.option("--format", "shape", type=click.Choice(["table", "csv", "json"]),
-              default="table", help="A table to read, CSV or JSON (as the API answers).")
-def report(start: str | None, end: str | None, output: str, shape: str) -> None:
-    """A club night or a month: each player's result and the checks that it balances
-    (exits 1 when they do not). As JSON: the answer of GET /v1/reports/period."""
-    from projections.report import period_report
-
-    first, last = _period_bounds(start, end)
-    _, ledger, runner = open_projections()
-    try:
-        runner.catch_up()
-        found = period_report(runner.store, first, last)
-    finally:
-        ledger.close()
-    with _opened(output) as handle:
-        _write_report(found, shape, handle)
-
-
-def _write_report(found: dict, shape: str, handle) -> None:  # type: ignore[no-untyped-def, type-arg]
-    import json
-
-    from api.reads import told_apart
-    from api.reports.resources import CSV_COLUMNS
-    from projections.spreadsheet import SafeWriter
-
-    shown = told_apart({row["player_id"]: row["name"] for row in found["items"]})
-    if shape == "json":
-        handle.write(json.dumps(found, indent=2) + "\n")
-        return
-    if shape == "csv":
-        writer = SafeWriter(handle)  # a name is never a formula (CSV injection)
-        writer.writerow(CSV_COLUMNS)
-        for row in found["items"]:
-            writer.writerow([shown[row["player_id"]] if c == "name" else row[c]
-                             for c in CSV_COLUMNS])
-        return
-    from rich.markup import escape
-    from rich.table import Table as RichTable
-
-    grid = RichTable("player", "net", "deals", "buy-ins", "cash-outs", "kitty put up",
-                     "kitty won", "disputes", title=escape(f"{found['from'] or 'the start'} "
-                                                          f"to {found['to'] or 'now'}"))
-    for row in found["items"]:  # names are the clients' text: never rich markup
-        grid.add_row(escape(shown[row["player_id"]]), *(str(row[c]) for c in CSV_COLUMNS[2:]))
-    console = output_console(handle)
-    console.print(grid)
-    checks = found["checks"]
-    console.print(f"{found['deals']} deals; disputes raised {found['disputes']['raised']}, "
-                  f"resolved {found['disputes']['resolved']}")
-    console.print(f"chips held before {checks['chips_held_before']} + issued "
-                  f"{checks['chips_issued']} - redeemed {checks['chips_redeemed']} = held "
-                  f"{checks['chips_held']}: "
-                  + ("balanced" if checks["balanced"] else "NOT BALANCED"))
-    if not checks["balanced"]:
-        raise SystemExit(1)
-
-
-def _opened(output: str):  # type: ignore[no-untyped-def]
-    import contextlib
-
-    if output == "-":
-        return contextlib.nullcontext(sys.stdout)
-    return open(output, "w", encoding="utf-8", newline="")

@@ -9,20 +9,24 @@ from typing import Any
 import click
 from rich.console import Console
 
-from cli.common import SERVICE, ready_store, where
+from cli.common import SERVICE, SIGNING, STORE, ready_store, where
 from cli.main import main
 
 
-@main.command()
+@main.command(environment=(*STORE, *SIGNING))
 def migrate() -> None:
-    """Create the store's tables (a deploy step; workers never create tables)."""
+    """Create the store's tables (a deploy step; workers never create tables), and the
+    checkpoints' signing key (PONTOON_SIGNING_KEY_FILE) if there is none."""
     from application.store import migrate as run_migrations
+    from cli.signing import ensure_signing_key
     from config import Settings
 
     settings = Settings.from_env()
     ready_store(settings, migrated=False)  # a file that is no database, a server away
     run_migrations(settings)
-    Console().print(f"migrated the {settings.store} store at {where(settings)}")
+    console = Console()
+    console.print(f"migrated the {settings.store} store at {where(settings)}")
+    ensure_signing_key(settings, console)
 
 
 @main.command(environment=SERVICE)
@@ -62,8 +66,11 @@ def serve(host: str | None, port: int | None, workers: int, threads: int,
         raise click.ClickException(str(taken)) from None
     console = Console()
     if run_migrations:
+        from cli.signing import ensure_signing_key
+
         ready_store(settings, migrated=False)
         run_migrations_now(settings)
+        ensure_signing_key(settings, console)
     # Refused at once, with the reason, rather than each worker failing to boot in turn
     # (a pool waits 30 s for a connection before it gives up).
     ready_store(settings)

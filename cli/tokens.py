@@ -17,7 +17,8 @@ def tokens() -> None:
 
 
 @tokens.command("create")
-@click.option("--role", type=click.Choice(["treasurer", "operator"]), required=True)
+@click.option("--role", type=click.Choice(["treasurer", "operator", "witness"]), required=True,
+              help="witness: may only post cosignatures of checkpoints (pontoon witness).")
 @click.option("--label", default=None, help="What the token is for (shown in the list).")
 @click.option("--expires-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
               default=None, help="When it stops working, with a zone: 2027-01-31T23:00:00+00:00.")

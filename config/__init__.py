@@ -41,11 +41,20 @@ class Settings:
     webhook_retry_base: float = 5.0
     webhook_retry_for: float = 86_400.0
     webhook_timeout: float = 5.0
+    # Whether webhooks may be delivered to loopback, private, link-local or multicast
+    # addresses (the service's own network): off, unless a receiver lives there on purpose.
+    webhook_allow_private: bool = False
     # GET /v1/health/ready: the most events a read model may lag and still be ready.
     ready_max_lag: int = 1000
     # Where the server's workers keep their metrics (Prometheus multiprocess mode); a fresh
     # temporary folder when unset.
     metrics_dir: str | None = None
+    # The Ed25519 key that signs the log's checkpoints: a file outside the store, made once
+    # by `pontoon migrate` (projections/signing_key.py). Every host that may run the read
+    # models needs the same file.
+    signing_key_file: str = "var/signing-key"
+    # The first line of every checkpoint (the log's name); None: the club's name.
+    log_origin: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -65,6 +74,12 @@ class Settings:
                 raise ValueError(f"{name} must be a number of seconds above 0, not {text!r}")
             return value
 
+        def flag(name: str) -> bool:
+            text = (env.get(name) or "false").strip().lower()
+            if text not in ("true", "false"):
+                raise ValueError(f"{name} must be true or false, not {text!r}")
+            return text == "true"
+
         return cls(
             database_url=env.get("PONTOON_DATABASE_URL", DEFAULT_DATABASE_URL),
             treasurer_token=env.get("PONTOON_TREASURER_TOKEN") or None,
@@ -79,8 +94,11 @@ class Settings:
             webhook_retry_base=seconds("PONTOON_WEBHOOK_RETRY_BASE", "5"),
             webhook_retry_for=seconds("PONTOON_WEBHOOK_RETRY_FOR", "86400"),
             webhook_timeout=seconds("PONTOON_WEBHOOK_TIMEOUT", "5"),
+            webhook_allow_private=flag("PONTOON_WEBHOOK_ALLOW_PRIVATE"),
             ready_max_lag=whole("PONTOON_READY_MAX_LAG", "1000"),
             metrics_dir=env.get("PONTOON_METRICS_DIR") or None,
+            signing_key_file=env.get("PONTOON_SIGNING_KEY_FILE") or "var/signing-key",
+            log_origin=env.get("PONTOON_LOG_ORIGIN") or None,
         )
 
     def __post_init__(self) -> None:
@@ -89,6 +107,10 @@ class Settings:
         _ = self.store  # raises for a URL of no store
         if self.projections not in ("auto", "in-process", "off"):
             raise ValueError("PONTOON_PROJECTIONS must be auto, in-process or off")
+        if self.log_origin is not None and (not self.log_origin.strip() or any(
+                ord(c) < 0x20 or c == "\x7f" for c in self.log_origin)):
+            raise ValueError("PONTOON_LOG_ORIGIN must be one line of text (the checkpoints' "
+                             "first line)")
         if self.log_level.upper() not in LOG_LEVELS:
             raise ValueError(f"PONTOON_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, "
                              f"not {self.log_level!r}")

@@ -11,7 +11,7 @@ Each recorded event gets two SHA-256 hashes, computed over its stored bytes:
 
 A checkpoint `POSITION HASH` is the log hash at a position: it seals every event up to it.
 The same formula is computed by the PostgreSQL trigger of migrations/0003_event_chain.py,
-by the SQLite recorder (application/chain.py) and by `pontoon verify`.
+by the SQLite recorder (application/eventstore/recorders.py) and by `pontoon verify`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC
 from typing import Any, ClassVar, Protocol
 
@@ -46,6 +46,18 @@ class ReadModel(Projection[Any]):
         """The library's interface: one event, its rows and its position, one transaction."""
         self.store.write(self.statements(domain_event, tracking.notification_id),
                          Tracking(self.tracking_name, tracking.notification_id))
+
+    def select(self, page: list[Any], done: int, decode: Callable[[Any], Any]
+               ) -> list[tuple[int, Any]]:
+        """The events of a page of the log this model applies past `done`, decoded, with
+        their positions (the Merkle log takes every position, undecoded)."""
+        topics = self.topic_set
+        return [(n.id, decode(n)) for n in page if n.id > done and n.topic in topics]
+
+    def page_statements(self, events: list[tuple[int, Any]]) -> list[Statement]:
+        """The rows of a run of `select`ed events, in order."""
+        return self.compact([s for position, event in events
+                             for s in self.statements(event, position)])
 
     def statements(self, event: Any, position: int) -> Iterable[Statement]:
         raise NotImplementedError

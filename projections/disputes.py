@@ -42,14 +42,22 @@ def disputes(store: ReadStore, status: str | None = None) -> list[dict[str, Any]
 
 
 def dispute_page(store: ReadStore, *, status: str | None = None, deal_id: str | None = None,
-                 after: int | None = None, limit: int = 50, descending: bool = False
-                 ) -> list[dict[str, Any]]:
-    """Disputes oldest (or newest) first, by status and deal; cursor: the position that
-    raised the last dispute of the previous page."""
+                 after: int | None = None, limit: int = 50, descending: bool = False,
+                 table_id: str | None = None, start: str | None = None,
+                 end: str | None = None) -> list[dict[str, Any]]:
+    """Disputes oldest (or newest) first, by status, deal, table and when raised ([start,
+    end)); cursor: the position that raised the last dispute of the previous page."""
     where, params = "1 = 1", list[Any]()
     for column, value in (("status", status), ("deal_id", deal_id)):
         if value is not None:
             where += f" AND {column} = %s"
+            params.append(value)
+    if table_id is not None:
+        where += " AND deal_id IN (SELECT deal_id FROM deals WHERE table_id = %s)"
+        params.append(table_id)
+    for bound, value in ((">=", start), ("<", end)):
+        if value is not None:
+            where += f" AND raised_at {bound} %s"
             params.append(value)
     if after is not None:
         where += " AND raised_position < %s" if descending else " AND raised_position > %s"

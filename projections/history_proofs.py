@@ -1,18 +1,18 @@
-"""Where a hand history gets its Merkle proofs: the one seam between the histories of
-projections/hand_history.py and the signed Merkle log of issue 26 (built on another branch).
+"""Where a hand history gets its place in the signed log: the seam between the histories of
+projections/hand_history.py and the Merkle log (projections/merkle.py, proofs.py,
+checkpoints.py).
 
 - `leaf_indexes`: each event's leaf index, its 0-based order in the log (API.md, "Merkle
-  log"). Until the Merkle log is merged it is counted from the hash rows the leaves are
-  made of, which reads every row before the deal's first event (about 0.6 s at 2 million
-  events on SQLite or PostgreSQL, measured on a loaded machine); the Merkle log keeps it by
-  position (`merkle_leaves`), which answers it in one indexed read.
-- `proofs_for`: the latest signed checkpoint (the C2SP note) and an RFC 6962 inclusion proof
-  of each event against it. Until the Merkle log is merged there is none: `(None, [])`, and
-  the verifier page says that nothing ties the history to a signed log.
+  log"), read from the Merkle log's leaves by position (one indexed read); an event the
+  Merkle log has not reached yet is counted from the hash rows the leaves are made of.
+- `proofs_for`: the latest signed checkpoint (the C2SP note, with its cosignatures) and an
+  RFC 6962 inclusion proof of each event it covers; an event after it has none yet, and the
+  verifier page says so.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +20,7 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg.sql import SQL, Identifier
 
+from projections import checkpoints, proofs
 from projections.base import EventLog
 from projections.store import ReadStore
 from projections.stored_events import HASHES
@@ -29,6 +30,12 @@ def leaf_indexes(log: EventLog, store: ReadStore, positions: Sequence[int]) -> d
     """The leaf index of the event at each position: how many events come before it."""
     if not positions:
         return {}
+    marks = ", ".join(["%s"] * len(positions))
+    found = {int(row["position"]): int(row["idx"]) for row in store.rows(
+        f"SELECT position, idx FROM merkle_leaves WHERE position IN ({marks})",  # noqa: S608
+        list(positions))}
+    if len(found) == len(set(positions)):
+        return found
     first, last = min(positions), max(positions)
     before, between = _count_and_range(log.recorder, first, last)
     order = {position: before + rank for rank, position in enumerate(between)}
@@ -37,10 +44,18 @@ def leaf_indexes(log: EventLog, store: ReadStore, positions: Sequence[int]) -> d
 
 def proofs_for(store: ReadStore, events: Sequence[dict[str, Any]]
                ) -> tuple[str | None, list[dict[str, Any]]]:
-    """The signed checkpoint note and, for each event (by its `index`), its inclusion proof
-    against that checkpoint: `[{"index", "proof": [base64, ...]}]`. None and [] until the
-    signed Merkle log is merged (issue 26)."""
-    return None, []
+    """The signed checkpoint note and, for each event (by its `index`) that it covers, its
+    inclusion proof against that checkpoint: `[{"index", "proof": [base64, ...]}]`. None and
+    [] while no checkpoint has been signed."""
+    signed = checkpoints.latest(store)
+    if signed is None:
+        return None, []
+    size = int(signed["size"])
+    covered = sorted({e["index"] for e in events if e["index"] is not None and e["index"] < size})
+    return signed["note"], [
+        {"index": index, "proof": [base64.b64encode(h).decode()
+                                   for h in proofs.inclusion(store, index, size)[1]]}
+        for index in covered]
 
 
 def _count_and_range(recorder: Any, first: int, last: int) -> tuple[int, list[int]]:

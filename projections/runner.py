@@ -10,6 +10,7 @@ missed. One process among all that serve the store runs them, elected by a lock
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import sqlite3
 import threading
@@ -26,6 +27,7 @@ from eventsourcing.persistence import (
     Tracking,
 )
 
+from projections.activity import ActivityModel
 from projections.audit import AuditModel
 from projections.balances import BalancesModel
 from projections.base import EventLog, ReadModel
@@ -33,6 +35,7 @@ from projections.decoding import Decoder
 from projections.disputes import DisputesModel
 from projections.failures import Failure, Failures, describe, failures
 from projections.log import Log
+from projections.merkle import MerkleLog
 from projections.statements import StatementsModel
 from projections.store import TABLES, PageAlreadyApplied, ReadStore, Statement
 from projections.tables import TablesModel
@@ -40,7 +43,8 @@ from projections.tokens import TokensModel
 from projections.webhooks.outbox import WebhookOutbox
 
 MODELS: tuple[type[ReadModel], ...] = (BalancesModel, StatementsModel, AuditModel,
-                                       DisputesModel, TablesModel, TokensModel)
+                                       DisputesModel, TablesModel, TokensModel, ActivityModel,
+                                       MerkleLog)
 # A busy or lost database (SQLite's "database is locked", a dropped connection, a deadlock
 # or a lock timeout): not a read model's failure; the page is tried again shortly.
 TRANSIENT = (OperationalError, InterfaceError)
@@ -132,21 +136,19 @@ class Projections:
             self._written = None
             return 0
         decoded: dict[int, Any] = {}
+        decode = functools.partial(self._decode, decoded=decoded)
         pages: list[Page] = []
         moved = False
         for each in models:
             done = positions[each.name]
             if done >= page[-1].id:
                 continue
-            wanted = [n for n in page if n.id > done and n.topic in each.topic_set]
             try:
-                events = [(n.id, self._decode(n, decoded)) for n in wanted]
-                statements = each.compact([s for position, event in events
-                                           for s in each.statements(event, position)])
+                statements = each.page_statements(each.select(page, done, decode))
             except Exception:  # decoding or the model's own code failed: find the event
-                moved = self._isolate(each, done, wanted, page[-1].id, decoded) or moved
+                moved = self._isolate(each, done, page, page[-1].id, decoded) or moved
                 continue
-            pages.append(Page(each, done, wanted, statements, page[-1].id))
+            pages.append(Page(each, done, page, statements, page[-1].id))
         moved = self._write(pages, decoded) or moved
         return len(page) if moved else 0
 
@@ -200,8 +202,8 @@ class Projections:
             if position <= done:
                 continue
             try:
-                statements = [] if note is None else \
-                    list(model.statements(self._decode(note, decoded), position))
+                statements = [] if note is None else model.page_statements(model.select(
+                    [note], done, functools.partial(self._decode, decoded=decoded)))
                 self.store.write(statements, Tracking(model.tracking_name, position), done)
             except PageAlreadyApplied:
                 return True

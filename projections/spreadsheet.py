@@ -2,7 +2,10 @@
 and the shell's exports and reports.
 
 A cell a spreadsheet would run as a formula (CSV injection: a player named
-`=HYPERLINK(...)`) is written as text, behind an apostrophe.
+`=HYPERLINK(...)`) is written as text, behind an apostrophe: one whose first character
+after any leading white space is `=`, `+`, `-`, `@`, a tab or a carriage return, or a
+full-width (or small) form of the four signs, which some spreadsheets read as the sign
+(API.md Additions, "Service under hostile clients").
 """
 
 from __future__ import annotations
@@ -11,13 +14,17 @@ import csv
 from collections.abc import Iterable
 from typing import IO, Any
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_CONTROLS = ("\t", "\r")
+# = + - @, their full-width forms (U+FF1D, U+FF0B, U+FF0D, U+FF20) and small forms.
+_SIGNS = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20", "\ufe66", "\ufe62",
+          "\ufe63", "\ufe6b")
 
 
 def cell(value: Any) -> Any:
     """Text a spreadsheet would run is kept as text; None is an empty cell. Numbers are
     left alone: a negative amount is a number, not a formula."""
-    if isinstance(value, str) and value.startswith(_FORMULA):
+    if isinstance(value, str) and (value.startswith(_CONTROLS)
+                                   or value.lstrip().startswith(_SIGNS)):
         return "'" + value
     return "" if value is None else value
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from config import Settings
 
 TABLES = ("accounts", "postings", "deals", "deal_events", "shuffles", "disputes", "tables",
-          "tokens", "pack_contributions")
+          "tokens", "pack_contributions", "merkle_leaves", "activity", "account_hours")
 
 
 class PageAlreadyApplied(IntegrityError):
@@ -47,6 +47,8 @@ class ReadStore(Protocol):
                     ) -> None: ...
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+    def values(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
     def run(self, statements: Iterable[Statement]) -> None: ...
 
@@ -153,6 +155,15 @@ class _Rows:
             self._begin(cursor)
             cursor.execute(self._sql(sql), params)
             return [dict(row) for row in cursor.fetchall()]
+
+    def values(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """As `rows`, each row its values in the columns' order, no dict made: for reading
+        a whole table (verify)."""
+        with self.datastore.transaction(commit=False) as cursor:
+            self._begin(cursor)
+            cursor.execute(self._sql(sql), params)
+            return [tuple(row.values()) if isinstance(row, dict) else tuple(row)
+                    for row in cursor.fetchall()]
 
     def run(self, statements: Iterable[Statement]) -> None:
         """Statements in one transaction, with no tracking position: the bookkeeping of the

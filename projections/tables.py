@@ -86,8 +86,9 @@ def table_row(store: ReadStore, table_id: str) -> dict[str, Any] | None:
 def deal_page(store: ReadStore, table_id: str, *, start: str | None = None,
               end: str | None = None, descending: bool = False, after: int | None = None,
               limit: int = 50) -> list[dict[str, Any]]:
-    """A table's deals by number, those started in [start, end) when given; cursor: the
-    number of the last deal of the previous page."""
+    """A table's deals by number, those started in [start, end) when given, each with the
+    number of disputes raised about it; cursor: the number of the last deal of the previous
+    page."""
     where, params = "table_id = %s", list[Any]([table_id])
     if start is not None:
         where += " AND started_at >= %s"
@@ -100,7 +101,8 @@ def deal_page(store: ReadStore, table_id: str, *, start: str | None = None,
         params.append(after)
     order = "DESC" if descending else "ASC"
     return store.rows("SELECT deal_id, table_id, number, phase, banker, players, started_at, "
-                      "started_position, ended_at, ended_position FROM deals "
+                      "started_position, ended_at, ended_position, (SELECT COUNT(*) FROM "
+                      "disputes d WHERE d.deal_id = deals.deal_id) AS disputes FROM deals "
                       f"WHERE {where} ORDER BY number {order} LIMIT %s", (*params, limit))
 
 

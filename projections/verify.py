@@ -8,7 +8,9 @@
   earlier deals give, so the seed reproduces every card dealt (R1.7; verify_packs.py);
 - nothing recorded was changed, inserted or deleted (R11.4): both hash chains, every
   snapshot against its events, a checkpoint kept outside the database, and the read models
-  as witnesses of deleted events (projections/integrity.py).
+  as witnesses of deleted events (projections/integrity.py); the Merkle log against the
+  chain, and a signed checkpoint's root against the log (projections/merkle_check.py);
+- every read model says what the log gives (projections/verify_models.py).
 
 On a long log a helper process takes the hash chains, the snapshots and a quarter of the
 deals' replays (projections/verify_aside.py), so both cores work.
@@ -31,8 +33,11 @@ from domain.integrity import Checkpoint
 from projections.base import EventLog
 from projections.decoding import Decoder
 from projections.integrity import Chain, Snapshots, checked_pages, named, witnesses
+from projections.merkle_check import check_tree
+from projections.notes import Checkpoint as SignedCheckpoint
 from projections.store import ReadStore
 from projections.verify_aside import FAILURES_MAX, Helper, aside, fold, replay_finished
+from projections.verify_models import Expected, held
 from projections.verify_packs import PackChecks
 
 Progress = Callable[[int, int], None]
@@ -64,35 +69,44 @@ class Report:
 def verify(ledger: EventLog, progress: Progress | None = None, page: int = 2000, *,
            checkpoint: Checkpoint | None = None, store: ReadStore | None = None,
            reopen: Callable[[], EventLog] | None = None,
-           helper_from: int = HELPER_FROM) -> Report:
+           helper_from: int = HELPER_FROM, signed: SignedCheckpoint | None = None) -> Report:
     """Everything above, in one pass over the log; `checkpoint`: one kept outside the
     database, that the log must still extend; `store`: the read models, as witnesses;
     `reopen`: opens the same store again (picklable: it runs in the helper process), for
-    a log of at least `helper_from` events."""
+    a log of at least `helper_from` events; `signed`: a signed checkpoint (its signature
+    checked already) whose root the log must give at its size."""
     report = Report()
     recorder = ledger.recorder
     head = recorder.max_notification_id() or 0
     report.chained = hasattr(recorder, "select_hashes")
     helper = Helper(reopen, head, page, checkpoint, report.chained) \
         if reopen is not None and head and head >= helper_from else None
+    expected = Expected() if store is not None else None
     try:
-        _pass(ledger, head, page, checkpoint, report, helper, progress)
+        _pass(ledger, head, page, checkpoint, report, helper, progress, expected)
     finally:
         if helper is not None:
             helper.stop()
     if store is not None:
         witnesses(store, head, lambda: recorder.max_notification_id() or 0, report.fail)
+    if store is not None and expected is not None:
+        held(store, expected, head, report.fail)
+    if report.chained and (store is not None or signed is not None):
+        check_tree(recorder, store, head, signed, report.fail)
     return report
 
 
 def _pass(ledger: EventLog, head: int, page: int, checkpoint: Checkpoint | None,
-          report: Report, helper: Helper | None, progress: Progress | None) -> None:
+          report: Report, helper: Helper | None, progress: Progress | None,
+          expected: Expected | None = None) -> None:
     recorder = ledger.recorder
     chain = Chain(report.fail, checkpoint) if report.chained and helper is None else None
     snapshots = Snapshots(recorder.select_snapshots() if report.chained and helper is None
                           else [], ledger.mapper, report.fail)
     state = _Replay(PackChecks(report.fail), share=helper.share if helper else None)
     decode = Decoder(ledger.mapper)
+    if expected is not None:  # the read models' rows, noted from the same decoded events
+        decode = expected.noting(decode)  # type: ignore[assignment]
     digest = hashlib.sha256()
     after = 0
     for notes in checked_pages(recorder, head, page, chain):

@@ -78,12 +78,15 @@ def postgres_schema() -> Iterator[str]:
 def store_settings(request: pytest.FixtureRequest, tmp_path) -> Iterator[Settings]:  # type: ignore[no-untyped-def]
     """Settings for a migrated, empty store of each kind."""
     if request.param == "sqlite":
-        settings = Settings(database_url=f"sqlite:///{tmp_path}/ledger.sqlite3")
+        # No signing key unless a test makes one: never the checkout's var/signing-key.
+        settings = Settings(database_url=f"sqlite:///{tmp_path}/ledger.sqlite3",
+                            signing_key_file=str(tmp_path / "no-signing-key"))
         migrate(settings)
         yield settings
         return
     url = request.getfixturevalue("postgres_schema")
-    settings = Settings(database_url=url, pool_size=2, pool_overflow=10)
+    settings = Settings(database_url=url, pool_size=2, pool_overflow=10,
+                        signing_key_file=str(tmp_path / "no-signing-key"))
     migrate(settings)
     yield settings
 

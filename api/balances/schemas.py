@@ -1,8 +1,10 @@
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, post_load, validate
 
-from api.schemas import download_format, list_limit, log_position, name_text
+from api.calendar import OutOfRange, as_of_cutoff, club_calendar
+from api.inputs import QueryRefusal
+from api.schemas import Moment, download_format, list_limit, log_position, name_text
 from projections.balances import KINDS
 
 
@@ -27,6 +29,24 @@ class BalancesQuerySchema(Schema):
     limit = list_limit()
     format = download_format()
     min_position = log_position()
+    as_of = Moment(metadata={
+        "description": "every account as it stood then: a date for the end of that club "
+                       "day, or an RFC 3339 time with its offset for that instant"})
+
+    @post_load
+    def _cutoff(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        """`as_of` as the cutoff of the postings counted (exclusive): a day's end, or the
+        microsecond after the instant given."""
+        bound = data.pop("as_of", None)
+        if bound is None:
+            return data
+        try:
+            data["cutoff"] = as_of_cutoff(bound, club_calendar())
+        except OutOfRange as refused:
+            raise ValidationError(QueryRefusal(f"{refused}."), "as_of") from None
+        except ValueError as error:
+            raise ValidationError(f"Not a time: {error}.", "as_of") from None
+        return data
 
 
 class AccountBalanceSchema(Schema):
@@ -48,4 +68,8 @@ class BalancesSchema(Schema):
         "description": "every account, whatever the filter: always 0 (R11.1)"})
     debts = fields.Integer(required=True, metadata={
         "description": "players' debts, summed over every player"})
-    position = fields.Integer(allow_none=True)
+    position = fields.Integer(allow_none=True, metadata={
+        "description": "the last position applied; null for balances as of a time"})
+    as_of = fields.String(allow_none=True, metadata={
+        "format": "date-time", "description": "the balances are those just before this "
+                                              "instant (exclusive); null: now"})

@@ -78,7 +78,7 @@ class HistoryEventSchema(Schema):
                        "revealed, decision 137); null when given"})
 
 
-class InclusionSchema(Schema):
+class EventInclusionSchema(Schema):
     index = fields.Integer(required=True)
     proof = fields.List(fields.String(), required=True, metadata={
         "description": "the RFC 6962 inclusion path, base64 hashes"})
@@ -95,4 +95,4 @@ class HandHistorySchema(Schema):
     events = fields.List(fields.Nested(HistoryEventSchema), required=True)
     checkpoint = fields.String(allow_none=True, metadata={
         "description": "the signed checkpoint (a C2SP signed note) the proofs are against"})
-    inclusion = fields.List(fields.Nested(InclusionSchema), required=True)
+    inclusion = fields.List(fields.Nested(EventInclusionSchema), required=True)

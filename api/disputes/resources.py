@@ -6,6 +6,7 @@ from typing import Any
 from uuid import UUID
 
 from api.auth import principal, require, require_seat_in
+from api.calendar import day_texts, with_club_days
 from api.common import Blueprint, Shown, etag, idempotency_key, if_match, ledger
 from api.disputes.schemas import (
     DisputeCreatedSchema,
@@ -45,7 +46,7 @@ def dispute_queue(query: dict[str, Any]) -> dict[str, Any]:
     rows = dispute_page(read_store(query.get("min_position")), status=query.get("status"),
                         deal_id=None if deal_id is None else str(deal_id),
                         after=query.get("after"), limit=query["limit"])
-    return page(rows, query["limit"], key="raised_position")
+    return page(with_club_days(rows, "raised_at"), query["limit"], key="raised_position")
 
 
 @blp.command("/disputes/<uuid:dispute_id>/resolution", ResolutionSchema, ResolvedSchema,
@@ -73,4 +74,5 @@ def get_dispute(query: dict[str, Any], dispute_id: UUID) -> Shown:
     if found is None:
         raise NotFound(f"dispute {dispute_id} is not in the read models yet; retry with "
                        "min_position")
+    found["club_day"] = day_texts()(found["raised_at"])
     return found, etag(found["version"])

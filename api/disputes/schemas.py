@@ -6,6 +6,7 @@ from api.schemas import (
     PageSchema,
     account_reference,
     chips,
+    club_day,
     free_text,
     list_limit,
     log_position,
@@ -70,6 +71,7 @@ class DisputeSchema(Schema):
     corrections = fields.List(fields.Nested(CorrectionPostedSchema), required=True)
     resolved_by = fields.String(allow_none=True)
     raised_at = time_text(required=True)
+    club_day = club_day("the club day the dispute was raised in")
     resolved_at = time_text(allow_none=True)
     position = fields.Integer(required=True, attribute="raised_position")
     allow_debt = fields.Boolean(allow_none=True, metadata={

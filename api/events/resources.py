@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from api.auth import require
+from api.calendar import with_club_days
 from api.common import Blueprint, ledger
 from api.events.schemas import EventsSchema
 from api.reads import read_store
@@ -20,4 +21,4 @@ def event_log(query: dict[str, Any]) -> dict[str, Any]:
     require("operator")
     items, next_after = events(ledger(), read_store(query.get("min_position")),
                                after=query["after"], limit=query["limit"])
-    return {"items": items, "next": next_after}
+    return {"items": with_club_days(items, "at"), "next": next_after}

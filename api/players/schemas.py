@@ -7,6 +7,7 @@ from api.schemas import (
     PageSchema,
     PostingSchema,
     chips,
+    club_day,
     list_limit,
     log_position,
     name_text,
@@ -60,6 +61,7 @@ class StatementEntrySchema(PostingSchema):
 
     id = fields.String(required=True, attribute="posting_id")
     at = time_text(required=True)
+    club_day = club_day()
     position = fields.Integer(required=True)
     change = fields.Integer(required=True, metadata={"description": "+ credit, - debit"})
     balance = fields.Integer(required=True, attribute="balance_after",
@@ -101,6 +103,7 @@ class DealNetSchema(Schema):
     table_id = fields.String(allow_none=True)
     number = fields.Integer(allow_none=True, metadata={"description": "the deal's number"})
     at = time_text(required=True, metadata={"description": "the first posting's time"})
+    club_day = club_day("the club day of the first posting")
     last_at = time_text(required=True)
     position = fields.Integer(required=True, metadata={
         "description": "the last posting's position: the cursor"})

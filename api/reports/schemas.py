@@ -1,4 +1,4 @@
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 from api.schemas import PeriodQuerySchema, download_format, log_position, time_text
 
@@ -24,7 +24,14 @@ class PlayerResultSchema(Schema):
         "description": "chips the player put into kitties (R9.1, R9.9)"})
     kitty_won = fields.Integer(required=True, metadata={
         "description": "chips the player took from kitties (R9.4, R9.11)"})
-    disputes_raised = fields.Integer(required=True)
+    disputes_raised = fields.Integer(required=True, metadata={
+        "description": "disputes the player raised in the period"})
+    disputes = fields.Integer(required=True, metadata={
+        "description": "disputes raised in the period about deals the player sat in, "
+                       "banker or player, whoever raised them"})
+    corrections = fields.Integer(required=True, metadata={
+        "description": "the net of the correcting postings (R11.4) on the player's account "
+                       "in the period"})
 
 
 class ChecksSchema(Schema):
@@ -52,6 +59,18 @@ class DisputeCountsSchema(Schema):
     resolved = fields.Integer(required=True)
 
 
+class DisputeInPeriodSchema(Schema):
+    id = fields.String(required=True)
+    deal_id = fields.String(required=True)
+    table_name = fields.String(allow_none=True, required=True)
+    deal_number = fields.Integer(allow_none=True, required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["open", "resolved"]))
+    raised_at = time_text(required=True)
+    club_day = fields.String(allow_none=True, metadata={"format": "date"})
+    corrections_total = fields.Integer(required=True, metadata={
+        "description": "the chips the dispute's correcting postings moved (R11.4)"})
+
+
 class PeriodReportSchema(Schema):
     start = time_text(allow_none=True, required=True, data_key="from")
     end = time_text(allow_none=True, required=True, data_key="to")
@@ -61,5 +80,8 @@ class PeriodReportSchema(Schema):
         "description": "always null: a report is one page"})
     deals = fields.Integer(required=True, metadata={"description": "deals started, not void"})
     kitties = fields.List(fields.Nested(KittyInPeriodSchema), required=True)
-    disputes = fields.Nested(DisputeCountsSchema, required=True)
+    disputes = fields.List(fields.Nested(DisputeInPeriodSchema), required=True, metadata={
+        "description": "the disputes raised in the period, oldest first"})
+    dispute_counts = fields.Nested(DisputeCountsSchema, required=True, metadata={
+        "description": "disputes raised, and resolved, in the period"})
     checks = fields.Nested(ChecksSchema, required=True)

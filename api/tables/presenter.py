@@ -32,4 +32,6 @@ def listed_deal(row: dict[str, Any]) -> dict[str, Any]:
     phase = row["phase"]
     if phase == "open":
         phase = ledger().deal(row["deal_id"]).engine.phase
-    return {**row, "phase": phase, "players": json.loads(row["players"])}
+    disputes = int(row.get("disputes") or 0)
+    return {**row, "phase": phase, "players": json.loads(row["players"]),
+            "disputes": disputes, "disputed": disputes > 0}

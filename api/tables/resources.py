@@ -8,6 +8,7 @@ from uuid import UUID
 from marshmallow import Schema
 
 from api.auth import Forbidden, principal, require, require_self_or
+from api.calendar import with_club_days
 from api.common import (
     Blueprint,
     Shown,
@@ -176,7 +177,7 @@ def list_tables(query: dict[str, Any]) -> dict[str, Any]:
     rows = table_page(read_store(query.get("min_position")), name=query.get("name"),
                       after=None if query.get("after") is None else str(query["after"]),
                       limit=query["limit"])
-    return page(rows, query["limit"], key="table_id")
+    return page(with_club_days(rows, "opened_at"), query["limit"], key="table_id")
 
 
 @blp.read("/<uuid:table_id>/deals", DealsSchema, query=TableDealsQuerySchema)
@@ -189,7 +190,8 @@ def list_deals(query: dict[str, Any], table_id: UUID) -> dict[str, Any]:
                      start=query.get("start"), end=query.get("end"),
                      descending=query["order"] == "desc", after=query.get("after"),
                      limit=query["limit"])
-    return page([listed_deal(row) for row in rows], query["limit"], key="number")
+    return page(with_club_days([listed_deal(row) for row in rows], "started_at"),
+                query["limit"], key="number")
 
 
 @blp.read("/<uuid:table_id>/packs", PacksSchema, query=CursorQuerySchema)

@@ -8,6 +8,7 @@ from api.schemas import (
     PeriodQuerySchema,
     card_codes,
     chips,
+    club_day,
     list_limit,
     log_position,
     name_text,
@@ -138,6 +139,7 @@ class KittyChangeSchema(Schema):
     at = time_text(required=True)
     position = fields.Integer(required=True)
     deal_id = fields.String(allow_none=True)
+    club_day = club_day()
     change = fields.Integer(required=True)
     kitty_after = fields.Integer(required=True, attribute="balance_after")
     reason = fields.String(required=True)
@@ -168,6 +170,7 @@ class TableListedSchema(Schema):
     kitty = fields.Integer(required=True)
     deals_played = fields.Integer(required=True)
     opened_at = time_text(required=True)
+    club_day = club_day(description="the club day the table was opened in")
 
 
 class TablesSchema(KeyedPageSchema):
@@ -196,8 +199,13 @@ class DealListedSchema(Schema):
     banker = fields.String(required=True)
     players = fields.List(fields.String(), required=True)
     started_at = time_text(required=True)
+    club_day = club_day()
     ended_at = time_text(allow_none=True)
     position = fields.Integer(required=True, attribute="started_position")
+    disputed = fields.Boolean(required=True, metadata={
+        "description": "a dispute was raised about the deal (R11.4)"})
+    disputes = fields.Integer(required=True, metadata={
+        "description": "disputes raised about the deal, open or resolved"})
 
 
 class DealsSchema(PageSchema):

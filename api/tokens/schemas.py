@@ -7,7 +7,8 @@ EXPIRES = {"description": "RFC 3339 time with a zone; refused from then on (neve
 
 
 class TokenCreateSchema(Schema):
-    role = fields.String(required=True, validate=validate.OneOf(["operator", "treasurer"]))
+    role = fields.String(required=True, validate=validate.OneOf(["operator", "treasurer",
+                                                                         "witness"]))
     label = name_text(metadata=LABEL)
     expires_at = fields.AwareDateTime(metadata=EXPIRES)
 

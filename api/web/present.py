@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from domain.engine import facts as f
@@ -29,24 +29,25 @@ def card(code: str | None) -> dict[str, Any]:
             "label": f"{RANK_NAMES.get(rank, rank)} of {suit_name}"}
 
 
-def when(text: str | None) -> str:
-    """An RFC 3339 UTC time as `2026-11-29 17:50:45` (the pages say the times are UTC)."""
+def when(text: str | None, zone: tzinfo = UTC) -> str:
+    """A recorded time (RFC 3339 UTC) in the club's zone, `2026-11-29 17:50:45` (the pages
+    name the zone once)."""
     if not text:
         return ""
     try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
+        moment = datetime.fromisoformat(text).astimezone(zone)
+    except (ValueError, OverflowError):
         return text
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def clock(text: str | None) -> str:
-    """Only the time of day, `17:50:45` (the page shows the date once)."""
+def clock(text: str | None, zone: tzinfo = UTC) -> str:
+    """Only the time of day in the club's zone, `17:50:45` (the page shows the date once)."""
     if not text:
         return ""
     try:
-        return datetime.fromisoformat(text).strftime("%H:%M:%S")
-    except ValueError:
+        return datetime.fromisoformat(text).astimezone(zone).strftime("%H:%M:%S")
+    except (ValueError, OverflowError):
         return text
 
 

@@ -1,7 +1,8 @@
-"""What a printed page carries, so a committee can file it (decision 149): the club's name,
-the period it covers, when it was printed and in which zone, and the checkpoint of the log
-as printed (to check later with `pontoon verify --checkpoint`); and, on a page that shows
-one page of a longer list, what it leaves out and how to print it all.
+"""What a printed page carries, so a committee can file it (decision 149): the club's name
+(its settings', base.html), the period it covers, when it was printed in the club's zone,
+and the checkpoint of the log as printed (to check later with `pontoon verify
+--checkpoint`); and, on a page that shows one page of a longer list, what it leaves out and
+how to print it all.
 
 Page numbers are the style sheet's (`@page` margin boxes), so they hold however the browser
 breaks the pages.
@@ -9,36 +10,49 @@ breaks the pages.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from flask import request
 
-# The club's name on every printout, until the club's own settings name it (issue 23):
-# the one place it is written.
-CLUB_NAME = "Pontoon club"
 ROWS_ALL = 10_000  # the most rows a page shows when asked for all of them (`rows=all`)
 
 
 def printout(period: str) -> dict[str, Any]:
-    """The head of a printed page: `period` in words, the time now with its zone, and the
-    log's checkpoint (None for an empty log)."""
+    """The head of a printed page: `period` in words, the time now in the club's zone
+    (named, with its offset), and the log's checkpoint (None for an empty log)."""
     from api.web.pages.lookups import ledger
     from application.eventstore import checkpoint
 
     sealed = checkpoint(ledger())
-    return {"period": period, "printed_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+    return {"period": period, "printed_at": local_time(datetime.now().astimezone()),
             "checkpoint": None if sealed is None else str(sealed)}
 
 
+def local_time(moment: datetime | str | None) -> str:
+    """`2026-12-05 21:03:11 Europe/London (UTC+00:00)`: a time (or a recorded one, RFC
+    3339) in the club's zone, the zone named."""
+    from api.calendar import club_view
+    from domain.engine.calendar import zone
+
+    if not moment:
+        return "—"
+    name = club_view().rule.time_zone
+    when = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
+    there = when.astimezone(zone(name))
+    offset = there.strftime("%z")
+    return f"{there:%Y-%m-%d %H:%M:%S} {name} (UTC{offset[:3]}:{offset[3:]})"
+
+
 def period_words(start: str | None, end: str | None, *, since: str) -> str:
-    """`from 2026-12-05 to 2026-12-06 (inclusive)` as the form reads them, or `since`."""
+    """`2026-12-05 to 2026-12-06 (inclusive)` as the form reads them (club days, or times
+    in the club's zone), or from `since`."""
     if start and end:
-        return f"{start} to {end} (inclusive, UTC)" if start != end else f"{start} (UTC)"
+        return f"{start} to {end} (inclusive)" if start != end else start
     if start:
-        return f"from {start} (UTC) to now"
+        return f"from {start} to now"
     if end:
-        return f"{since} to {end} (inclusive, UTC)"
+        return f"{since} to {end} (inclusive)"
     return f"{since} to now"
 
 

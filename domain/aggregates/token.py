@@ -29,7 +29,7 @@ class Token(Aggregate):
         the aggregate's own id derives from the token's hash, so it must not be shown.
         Version 3 adds an optional label and expiry; earlier tokens never expire."""
 
-        role: str  # treasurer | operator | player
+        role: str  # treasurer | operator | player | witness
         player_id: str | None
         principal_id: str
         label: str | None

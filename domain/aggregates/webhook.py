@@ -55,6 +55,27 @@ class Webhook(Aggregate):
         def apply(self, webhook: Any) -> None:
             webhook.deleted = True
 
+    # Whether a subscription is active is the outbox's to know (the sender disables one
+    # whose deliveries fail for a day), so these only record what the treasurer asked.
+    class Enabled(Aggregate.Event):
+        by: str
+
+        def apply(self, webhook: Any) -> None:
+            pass
+
+    class Disabled(Aggregate.Event):
+        by: str
+
+        def apply(self, webhook: Any) -> None:
+            pass
+
+    class Replayed(Aggregate.Event):
+        from_position: int
+        by: str
+
+        def apply(self, webhook: Any) -> None:
+            pass
+
     @classmethod
     def subscribe(cls, *, url: str, events: list[str], created_by: str) -> Webhook:
         """`url` is checked by the application (it parses it; the domain does no I/O)."""
@@ -70,4 +91,14 @@ class Webhook(Aggregate):
         if self.deleted:
             raise NotNow(f"webhook {self.id} is already deleted")
         self.trigger_event(self.Deleted, deleted_by=deleted_by)
+
+    def enable(self, enabled: bool, *, by: str) -> None:
+        """Enabled: deliveries resume from the oldest not yet made; disabled: they wait."""
+        self.trigger_event(self.Enabled if enabled else self.Disabled, by=by)
+
+    def replay(self, from_position: int, *, by: str) -> None:
+        """Every delivery of this subscription from `from_position` is made again."""
+        if from_position < 1:
+            raise NotAllowed("from_position is a position of the event log, 1 or more")
+        self.trigger_event(self.Replayed, from_position=from_position, by=by)
 

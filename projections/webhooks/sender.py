@@ -3,8 +3,10 @@ signed; the next waits until it succeeds, so a receiver gets events in log order
 attempt is retried with exponential backoff; when a delivery has failed for `retry_for`
 (a day) since its first attempt, the subscription is disabled.
 
-Attempts run in a small pool of threads with a short timeout, apart from the read models,
-so a slow receiver delays only its own subscription. At least once: a delivery whose
+Attempts run in a pool of threads apart from the read models, each bounded as a whole by
+the timeout (projections/webhooks/post.py), at most one a subscription: a slow, failing or
+dead receiver delays only its own subscription. When more are due than there are threads,
+subscriptions whose last attempt did not fail go first. At least once: a delivery whose
 answer is lost (the process dies mid-post) is made again by the next sender.
 """
 
@@ -13,8 +15,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,10 +23,14 @@ from typing import Any
 
 from projections.failures import describe, rfc3339
 from projections.store import ReadStore
+from projections.webhooks.addresses import Refused
+from projections.webhooks.post import post
 from projections.webhooks.signing import message_id, sign
 
 RETRY_MOST = 3600.0  # seconds between two attempts, at most
-ANSWER_READ_MAX = 1024  # bytes of a receiver's answer read, then ignored
+# Attempts under way at once (one a subscription): the subscriptions are the treasurer's,
+# so this many slow receivers at once is not expected; more wait for a thread.
+WORKERS = 32
 log = logging.getLogger("pontoon.webhooks")
 
 _PENDING = ("SELECT d.webhook_id, d.position, d.body, d.attempts, d.first_attempt_at, "
@@ -49,21 +53,13 @@ class Delivery:
     secret: str
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is an answer other than 2xx: a failure, never followed elsewhere."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
 class Sender:
     def __init__(self, store: ReadStore, *, retry_base: float, retry_for: float,
                  timeout: float, wake: threading.Event | None = None,
-                 workers: int = 4) -> None:
+                 workers: int = WORKERS, allow_private: bool = False) -> None:
         self.store, self.retry_base, self.retry_for = store, retry_base, retry_for
-        self.timeout, self.workers = timeout, workers
+        self.timeout, self.workers, self.allow_private = timeout, workers, allow_private
         self.wake = wake or threading.Event()
-        self._opener = urllib.request.build_opener(_NoRedirects)
         # Told each attempt's outcome (delivered, failed, disabled): the API's metrics.
         self.attempted: Callable[[str], None] = lambda outcome: None
 
@@ -95,35 +91,40 @@ class Sender:
             log.error("webhook deliveries cannot be read (%s)", describe(error))
             return now + poll
         look_at = now + poll
+        due = []
         for head in heads:
             if head.webhook_id in sending:
                 continue
-            due = _seconds(head.next_attempt_at) if head.next_attempt_at else now
-            if due <= now:
-                sending[head.webhook_id] = pool.submit(self.attempt, head)
+            when = _seconds(head.next_attempt_at) if head.next_attempt_at else now
+            if when <= now:
+                due.append(head)
             else:
-                look_at = min(look_at, due)
+                look_at = min(look_at, when)
+        # Healthy subscriptions first: a receiver that keeps failing waits its turn.
+        for head in sorted(due, key=lambda d: (d.attempts, d.position)):
+            if len(sending) >= self.workers:
+                break  # the rest when an attempt ends (which makes the sender look again)
+            sending[head.webhook_id] = pool.submit(self.attempt, head)
         return look_at
 
     def attempt(self, delivery: Delivery) -> None:
         """Post one delivery, signed, and record the answer."""
         identifier = message_id(delivery.webhook_id, delivery.position)
         timestamp = int(time.time())
-        request = urllib.request.Request(delivery.url, data=delivery.body.encode(),
-                                         method="POST", headers={
-            "Content-Type": "application/json", "User-Agent": "pontoon-webhooks/1",
-            "webhook-id": identifier, "webhook-timestamp": str(timestamp),
-            "webhook-signature": sign(delivery.secret, identifier, timestamp, delivery.body)})
+        headers = {"Content-Type": "application/json", "User-Agent": "pontoon-webhooks/1",
+                   "webhook-id": identifier, "webhook-timestamp": str(timestamp),
+                   "webhook-signature": sign(delivery.secret, identifier, timestamp,
+                                             delivery.body)}
         status: int | None = None
         error: str | None = None
         try:
-            with self._opener.open(request, timeout=self.timeout) as answer:
-                status = answer.status
-                answer.read(ANSWER_READ_MAX)
-        except urllib.error.HTTPError as refused:
-            status, error = refused.code, f"HTTP {refused.code}"
-            refused.close()
-        except Exception as failed:  # refused connection, timeout, bad address
+            status = post(delivery.url, delivery.body.encode(), headers,
+                          timeout=self.timeout, allow_private=self.allow_private)
+            if not 200 <= status < 300:
+                error = f"HTTP {status}"
+        except Refused as refused:
+            error = str(refused)
+        except Exception as failed:  # refused connection, timeout, a broken answer
             error = describe(failed)
         try:
             self._record(delivery, status, error)

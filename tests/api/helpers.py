@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from tests.conftest import TREASURER_TOKEN, UNLIMITED, postgres_url
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 PROBLEM = "application/problem+json"
 TREASURER = {"Authorization": f"Bearer {TREASURER_TOKEN}"}

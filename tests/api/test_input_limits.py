@@ -13,7 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests.api.helpers import UNKNOWN, Club, game, ok, problem, shared_client
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 __all__ = ["shared_client"]
 
@@ -176,8 +176,9 @@ def test_nested_arrays_above_64_kib_are_413(club: Club) -> None:
 
 
 def test_a_body_shorter_than_its_content_length_is_400_saying_so(club: Club) -> None:
-    """A client that closes its connection, or stalls for the read timeout (decision 91),
-    before its Content-Length has arrived: 400 saying the body stopped, nothing recorded."""
+    """A client that closes its connection before its Content-Length has arrived (under a
+    WSGI server that hands the app a body still arriving; `pontoon serve` reads it whole
+    first, decision 118): 400 saying the body stopped, nothing recorded."""
     before = club.head()
     answer = club.client.post("/v1/players", input_stream=io.BytesIO(b'{"na'),
                               headers={**club.treasurer, "Content-Type": JSON},

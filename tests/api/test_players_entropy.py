@@ -14,7 +14,7 @@ import pytest
 from tests.api.history_reference import mixed_seed, shuffled
 from tests.api.test_reads import TREASURER, Api, Player, assert_problem, serve
 from tests.api.test_reads_audit import MAX_DEALS, play_out
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 VALUES = ("0f" * 32, "a1" * 32, "5c" * 32)
 

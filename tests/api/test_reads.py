@@ -25,7 +25,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.conftest import TREASURER_TOKEN, postgres_url
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 PROBLEM = "application/problem+json"
 TREASURER = {"Authorization": f"Bearer {TREASURER_TOKEN}"}

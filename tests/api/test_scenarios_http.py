@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.scenarios.runner import load, scenario_files
+from tests.scenarios.runner import DATA, load, scenario_files
 
 PROBLEM = "application/problem+json"
 
@@ -95,8 +95,9 @@ class HttpClub:
         return self.get("/v1/health", {})["position"]  # type: ignore[no-any-return]
 
 
-def play_over_http(scenario: dict[str, Any], club: HttpClub) -> None:
-    """runner.play, over HTTP."""
+def play_over_http(scenario: dict[str, Any], club: HttpClub) -> list[list[str]]:
+    """runner.play, over HTTP; answers, for each block, the expectations it checked."""
+    checked = []
     for name in scenario["players"] + scenario.get("unseated", []):
         club.register_player(name)
     for name, amount in scenario.get("buy_ins", {}).items():
@@ -133,7 +134,8 @@ def play_over_http(scenario: dict[str, Any], club: HttpClub) -> None:
             assert not expected, f"{label}: expected a refusal {expected}, but it was accepted"
             if started is not None:
                 deal_id = started
-        _check_expectations(club, table_id, deal_id, block["expect"], where)
+        checked.append(_check_expectations(club, table_id, deal_id, block["expect"], where))
+    return checked
 
 
 def _turn_is(club: HttpClub, deal_id: str, player_id: str) -> bool:
@@ -221,7 +223,11 @@ def _check_refusal(label: str, answer: Any, expected: dict[str, Any]) -> None:
 
 
 def _check_expectations(club: HttpClub, table_id: str, deal_id: str | None,
-                        expect: dict[str, Any], where: str) -> None:
+                        expect: dict[str, Any], where: str) -> list[str]:
+    """Checks every expectation of a block; answers the ones it checked."""
+    checked = sorted(set(expect) & {"balances", "kitty", "banker", "phase", "ledger_total"})
+    assert checked == sorted(expect), f"{where}: expectations FORMAT.md does not define: " \
+                                      f"{sorted(set(expect) - set(checked))}"
     for name, balance in expect.get("balances", {}).items():
         held = club.get(f"/v1/players/{club.ids[name]}/balance")
         assert held["player_id"] == club.ids[name]
@@ -241,13 +247,37 @@ def _check_expectations(club: HttpClub, table_id: str, deal_id: str | None,
     if "ledger_total" in expect:
         total = club.get("/v1/balances")["total"]
         assert total == expect["ledger_total"], f"{where}: ledger total {total}"
+    return checked
 
 
 @pytest.mark.parametrize("path", scenario_files(), ids=lambda p: p.stem)
 def test_scenario_plays_to_its_expected_chips_over_http(client, treasurer, path: Path) -> None:
-    play_over_http(load(path), HttpClub(client, treasurer))
+    scenario = load(path)
+
+    checked = play_over_http(scenario, HttpClub(client, treasurer))
+
+    assert checked == [sorted(block["expect"]) for block in scenario["deals"]]
 
 
-def test_every_scenario_file_is_played_over_http() -> None:
-    """The parametrisation is not silently empty: FORMAT.md's data folder has scenarios."""
-    assert scenario_files(), "no scenario files found in tests/scenarios/data"
+def test_every_scenario_file_is_played_over_http(client, treasurer) -> None:
+    """Every file in tests/scenarios/data, whatever its name or folder, is played here over
+    HTTP, block by block, with every expectation each block states read back and met (one
+    FORMAT.md does not define fails): a file that is not a scenario, or one a glob would
+    miss, fails rather than goes unplayed."""
+    files = sorted(path for path in DATA.rglob("*") if path.is_file())
+    assert files, f"no scenario files in {DATA}"
+    played, failed = {}, {}
+
+    for path in files:
+        name = str(path.relative_to(DATA))
+        try:
+            scenario = load(path)
+            played[name] = (play_over_http(scenario, HttpClub(client, treasurer)),
+                            [sorted(block["expect"]) for block in scenario["deals"]])
+        except (AssertionError, ValueError, KeyError, TypeError) as error:
+            failed[name] = f"{type(error).__name__}: {error}"
+
+    assert failed == {}
+    assert sorted(played) == [str(path.relative_to(DATA)) for path in files]
+    for name, (checked, expected) in played.items():
+        assert checked == expected and len(checked) >= 1, name

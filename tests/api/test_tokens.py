@@ -194,6 +194,31 @@ def test_repeated_failed_authentication_is_429_with_retry_after(store_settings: 
         limited.extensions["pontoon"].close()
 
 
+def test_a_valid_token_is_never_refused_by_the_failed_authentication_limit(
+        store_settings: Any) -> None:
+    """API.md Additions: after the limit of guesses from one address, a valid token this
+    worker has never seen (a club's members behind one NAT) is still served; guesses,
+    and a revoked token, still get 429."""
+    limited = create_app(replace(store_settings, treasurer_token=TREASURER_TOKEN,
+                                 projections="off", auth_failure_limit="5 per minute"))
+    try:
+        ledger = limited.extensions["pontoon"].ledger
+        fresh = ledger.create_token("operator").result["token"]
+        revoked = ledger.create_token("operator").result["token"]
+        known = ledger.principal(revoked)
+        ledger.revoke_token(known.id, known.principal_id)
+        client = limited.test_client()
+        guesses = [client.get("/v1/events", headers=UNKNOWN).status_code for _ in range(6)]
+
+        assert guesses == [401] * 5 + [429]
+        ok(client.get("/v1/events", headers=bearer(fresh)))
+        ok(client.post("/v1/players", json={"name": "Nat"}, headers=bearer(fresh)), 201)
+        problem(client.get("/v1/events", headers=bearer(revoked)), 429)
+        problem(client.get("/v1/events", headers=UNKNOWN), 429)
+    finally:
+        limited.extensions["pontoon"].close()
+
+
 @pytest.mark.parametrize("proxies", [0, 1])
 def test_behind_a_trusted_proxy_failed_authentication_is_counted_by_forwarded_address(
         store_settings: Any, proxies: int) -> None:

@@ -21,7 +21,7 @@ from flask.testing import FlaskClient
 
 from tests.api.helpers import send_sign_in, sign_in_csrf
 from tests.conftest import TREASURER_TOKEN, postgres_url
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 Call = Callable[..., Any]  # (method, path, body, headers=None) -> JSON
 

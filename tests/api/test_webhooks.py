@@ -1,4 +1,6 @@
-"""Webhooks (API.md, Webhooks; Standard Webhooks) delivered to a real receiver on loopback.
+"""Webhooks (API.md, Webhooks; Standard Webhooks) delivered to a real receiver on loopback
+(PONTOON_WEBHOOK_ALLOW_PRIVATE=true: loopback is refused otherwise, as
+tests/api/test_webhook_receivers.py shows).
 
 The receiver checks every signature with the reference verifier (`standardwebhooks`), and
 fails on command: the service must retry with backoff, keep each subscription's events in
@@ -85,7 +87,7 @@ def receiver() -> Iterator[Receiver]:
 @pytest.fixture
 def app(store_settings: Any) -> Iterator[Flask]:
     flask_app = build_app(replace(store_settings, webhook_retry_base=0.05,
-                                  webhook_retry_for=600.0))
+                                  webhook_retry_for=600.0, webhook_allow_private=True))
     yield flask_app
     close_app(flask_app)
 
@@ -163,6 +165,11 @@ def test_a_settled_deal_its_kitty_and_its_dispute_are_delivered_without_secrets(
         sorted(b["position"] for _, b in receiver.accepted)
     [settled] = [b for _, b in receiver.accepted if b["type"] == "deal.settled"]
     assert settled["data"]["deal_id"] == game.deal_id and settled["data"]["results"]
+    # API.md Additions: the table and the deal's number too.
+    assert {k: settled["data"][k] for k in ("table_id", "table_name", "deal_number", "void")} \
+        == {"table_id": game.table_id, "table_name": "Friday school", "deal_number": 1,
+            "void": False}
+    assert settled["data"]["postings"]
     text = json.dumps([b for _, b in receiver.accepted])
     assert "pack" not in text and "seed" not in text
     kitty = [b["data"] for _, b in receiver.accepted if b["type"] == "kitty.changed"]
@@ -202,8 +209,9 @@ def test_the_secret_is_shown_once_and_nowhere_else(
 def test_a_subscription_whose_deliveries_fail_for_the_whole_retry_period_is_disabled(
         store_settings: Any, receiver: Receiver) -> None:
     """API.md Webhooks: retried for the retry period (a day; a second here), then the
-    subscription is disabled and nothing more is sent to it."""
-    app = build_app(replace(store_settings, webhook_retry_base=0.05, webhook_retry_for=1.0))
+    subscription is disabled and nothing more is sent to it until it is enabled again."""
+    app = build_app(replace(store_settings, webhook_retry_base=0.05, webhook_retry_for=1.0,
+                            webhook_allow_private=True))
     try:
         club = Club(app.test_client())
         receiver.failures = 10**6
@@ -219,10 +227,13 @@ def test_a_subscription_whose_deliveries_fail_for_the_whole_retry_period_is_disa
         eventually(lambda: ok(club.client.get("/v1/health", headers=TREASURER))
                    ["projections"]["webhooks"] == 0, "the outbox at the head of the log")
 
-        [first] = ok(club.client.get(f"/v1/webhooks/{made['id']}/deliveries",
-                                     headers=TREASURER))["items"]
+        # The event after it waits too (enabled again, it resumes from the first).
+        first, waiting = ok(club.client.get(f"/v1/webhooks/{made['id']}/deliveries",
+                                            headers=TREASURER))["items"]
         assert first["attempts"] == tried >= 2 and first["last_status"] == 500
         assert first["next_attempt_at"] is None and first["delivered_at"] is None
+        assert (waiting["attempts"], waiting["delivered_at"]) == (0, None)
+        assert len(receiver.attempts) == tried
     finally:
         close_app(app)
 
@@ -284,3 +295,89 @@ def test_only_the_treasurer_manages_webhooks(club: Club, receiver: Receiver) -> 
                             headers=club.operator).status_code == 403
     assert club.client.get("/v1/webhooks", headers=club.operator).status_code == 403
     assert club.client.get("/v1/webhooks").status_code == 401
+
+
+def test_a_disabled_subscription_enabled_again_resumes_where_it_stopped(
+        store_settings: Any, receiver: Receiver) -> None:
+    """API.md Additions: PATCH {"enabled": true} brings back a subscription its failures
+    disabled; the event it stopped at and every one since arrive, in log order, once."""
+    app = build_app(replace(store_settings, webhook_retry_base=0.05, webhook_retry_for=0.5,
+                            webhook_allow_private=True))
+    try:
+        club = Club(app.test_client())
+        receiver.failures = 10**6
+        made = subscribe(club, receiver, ["chips.issued"])
+        path = f"/v1/webhooks/{made['id']}"
+        pat = club.player("Pat", 0)
+        club.buy_in(pat, 1)
+        eventually(lambda: ok(club.client.get(path, headers=TREASURER))["status"] == "disabled",
+                   "the subscription disabled")
+        for _ in range(2):
+            club.buy_in(pat, 1)  # while it is disabled
+        receiver.failures = 0
+
+        enabled = ok(club.client.patch(path, json={"enabled": True}, headers=TREASURER))
+
+        assert enabled["status"] == "active" and enabled["position"] > made["position"]
+        eventually(lambda: len(receiver.accepted) == 3, "every delivery, resumed")
+        assert [b["data"]["balance"] for _, b in receiver.accepted] == [1, 2, 3]
+        assert ok(club.client.get(path, headers=TREASURER))["status"] == "active"
+        # The treasurer may also pause it; deliveries wait, then resume.
+        ok(club.client.patch(path, json={"enabled": False}, headers=TREASURER))
+        eventually(lambda: ok(club.client.get(path, headers=TREASURER))["status"] ==
+                   "disabled", "paused")
+        club.buy_in(pat, 1)
+        ok(club.client.patch(path, json={"enabled": True}, headers=TREASURER))
+        eventually(lambda: len(receiver.accepted) == 4, "the paused delivery")
+        assert receiver.forged == []
+    finally:
+        close_app(app)
+
+
+def test_a_replay_sends_again_every_delivery_from_a_position(club: Club,
+                                                             receiver: Receiver) -> None:
+    """API.md Additions: POST /v1/webhooks/{id}/replay {"from_position": N} sends again,
+    in log order and with their first webhook-ids, the deliveries from N."""
+    made = subscribe(club, receiver, ["chips.issued"])
+    pat = club.player("Pat", 0)
+    for amount in (1, 2, 3):
+        club.buy_in(pat, amount)
+    eventually(lambda: len(receiver.accepted) == 3, "three deliveries")
+    second = receiver.accepted[1][1]["position"]
+
+    replayed = club.client.post(f"/v1/webhooks/{made['id']}/replay",
+                                json={"from_position": second}, headers=TREASURER)
+
+    assert replayed.status_code == 202, replayed.get_json()
+    assert replayed.get_json()["from_position"] == second
+    eventually(lambda: len(receiver.accepted) == 5, "the replayed deliveries")
+    assert [b["data"]["balance"] for _, b in receiver.accepted] == [1, 3, 6, 3, 6]
+    assert [i for i, _ in receiver.accepted[3:]] == [i for i, _ in receiver.accepted[1:3]]
+
+
+@pytest.mark.parametrize(("body", "status"), [
+    ({"from_position": 0}, 422), ({"from_position": "1"}, 400), ({}, 400),
+    ({"from_position": 10**9}, 409)])
+def test_a_replay_needs_a_position_of_the_log(club: Club, receiver: Receiver,
+                                              body: dict[str, Any], status: int) -> None:
+    made = subscribe(club, receiver, ["chips.issued"])
+
+    answer = club.client.post(f"/v1/webhooks/{made['id']}/replay", json=body,
+                              headers=TREASURER)
+
+    assert answer.status_code == status, answer.get_json()
+
+
+def test_enabling_needs_a_boolean_and_a_subscription_that_exists(
+        club: Club, receiver: Receiver) -> None:
+    made = subscribe(club, receiver, ["chips.issued"])
+    path = f"/v1/webhooks/{made['id']}"
+
+    assert club.client.patch(path, json={"enabled": "yes"}, headers=TREASURER
+                             ).status_code == 400
+    assert club.client.patch(path, json={}, headers=TREASURER).status_code == 400
+    assert club.client.patch(path, json={"enabled": True}, headers=club.operator
+                             ).status_code == 403
+    club.client.delete(path, headers=TREASURER)
+    assert club.client.patch(path, json={"enabled": True}, headers=TREASURER
+                             ).status_code == 404

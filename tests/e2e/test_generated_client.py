@@ -16,7 +16,7 @@ import pytest
 
 from tests.api.helpers import build_app, close_app
 from tests.conftest import TREASURER_TOKEN
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 # Bea banks for Pat: Pat 10-9 (19) sticks, Bea stays on 10-8 (18): Pat wins his stake.
 TOP = ("10H", "10D", "9H", "8D")

@@ -21,7 +21,7 @@ from domain.aggregates import TREASURY_ID, Account, DealAggregate, kitty_id
 from domain.engine.deal_state import DealState
 from domain.engine.postings import TREASURY, escrow_account, net_changes
 from domain.engine.table import Table
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 
 def topic(cls: type) -> str:

@@ -33,7 +33,7 @@ from projections.balances import balances
 from projections.runner import Projections
 from projections.store import TABLES, ReadStore
 from tests.integration.ledger_views import account_names, all_balances, notifications, topic
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}
 NAMES = ("Ann", "Pat", "Sam", "Cat", "Dan")

@@ -11,6 +11,7 @@ from typing import Any
 from uuid import UUID
 
 from config import Settings
+from domain.integrity import GENESIS, event_hash, log_hash
 from tests.integration.projection_session import postgres_schema
 
 Change = Callable[[dict[str, Any]], None]
@@ -77,3 +78,21 @@ def delete_event(settings: Settings, aggregate_id: UUID, version: int, *,
     if with_hash:
         assert execute(settings, "DELETE FROM {hashes} WHERE originator_id = %s AND "
                        "originator_version = %s", (aggregate_id, version)) == 1
+
+
+def recompute_every_hash(settings: Settings) -> None:
+    """Hash every event again in position order, as an intruder who rewrote one would, so
+    that both chains verify."""
+    position = "rowid" if settings.store == "sqlite" else "notification_id"
+    rows = fetch(settings, f"SELECT {position}, originator_id, originator_version, topic, "  # noqa: S608
+                 "state FROM {events} ORDER BY " + position)
+    execute(settings, "DELETE FROM {hashes}")
+    previous: dict[UUID, bytes] = {}
+    last = GENESIS
+    for at, originator_id, version, event_topic, state in rows:
+        key = UUID(str(originator_id))
+        previous[key] = event_hash(previous.get(key, GENESIS), key, version, event_topic,
+                                   bytes(state))
+        last = log_hash(last, at, previous[key])
+        execute(settings, "INSERT INTO {hashes} VALUES (%s, %s, %s, %s, %s)",
+                (at, key, version, previous[key], last))

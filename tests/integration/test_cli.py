@@ -123,3 +123,24 @@ def test_tokens_create_with_an_unknown_role_is_a_usage_error(
     assert refused.stdout == ""
     with fresh_ledger(store_settings) as ledger:
         assert head(ledger) == before
+
+
+def test_the_demo_plays_five_deals_through_the_ledger_and_a_seed_repeats_it(tmp_path):
+    """`pontoon demo` plays through the Ledger on the in-memory store (no file is written):
+    five deals, each settled or void, every chip the treasury issued still held by a player
+    or the kitty (R11.1); the same seed plays the same game."""
+    runs = [subprocess.run([str(PONTOON), "demo", "--seed", "s1", "--players", "3"],
+                           env={**os.environ, "COLUMNS": "200"}, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60, check=False)
+            for _ in range(2)]
+
+    first = runs[0]
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("Pontoon demo (seed s1): Alice, Bob, Carol;")
+    assert [f"Deal {n}:" in first.stdout for n in range(1, 6)] == [True] * 5
+    ended = [line for line in first.stdout.splitlines()
+             if line.startswith(("  banker holds ", "  void: "))]
+    assert len(ended) == 5
+    assert "held in all 300, the 300 the treasury issued (R11.1)" in first.stdout
+    assert runs[1].stdout == first.stdout
+    assert list(tmp_path.iterdir()) == []

@@ -24,6 +24,7 @@ from click.testing import CliRunner
 
 from cli.main import main
 from config import Settings
+from projections.notes import Signer
 from tests.integration.projection_session import PONTOON, pontoon_env
 
 
@@ -43,6 +44,7 @@ def leaves(group: click.Group, path: tuple[str, ...] = ()) -> Iterator[tuple[str
 
 
 COMMANDS = [" ".join(path) for path in leaves(main)]
+VKEY = Signer.generate("test.example/log").verifier.vkey  # a key, for `pontoon witness`
 NO_STORE = {"demo"}  # plays through the rules engine alone
 
 
@@ -54,7 +56,11 @@ def args_of(command: str, tmp_path: Path) -> list[str]:
             "simulate": ["--url", f"http://127.0.0.1:{closed_port()}", "--token", "pt_x",
                          "--deals", "1"],
             "tokens create": ["--role", "operator"],
-            "tokens revoke": ["no-such-token"]}.get(command, [])
+            "tokens revoke": ["no-such-token"],
+            "night": ["2026-12-05"],
+            "witness": ["--url", f"http://127.0.0.1:{closed_port()}", "--vkey", VKEY,
+                        "--state", str(tmp_path / "witness.json"),
+                        "--key", str(tmp_path / "witness-key")]}.get(command, [])
 
 
 # The state of the store, and what each command must say of it (a part of its one line).
@@ -81,7 +87,7 @@ def store_in(state: str, tmp_path: Path, postgres: str | None = None) -> str:
 
 
 def expected(command: str, state: str) -> tuple[int, str]:
-    if command == "simulate":  # its store is the service, which is not there
+    if command in ("simulate", "witness"):  # their store is the service, which is not there
         return 3, "cannot reach the service"
     if command == "migrate" and state in ("missing", "unmigrated", "postgres-unmigrated"):
         return 0, "migrated the"
@@ -174,6 +180,8 @@ def test_each_commands_help_names_the_environment_it_reads_and_the_exit_codes(
         assert "none: this command keeps nothing" in done.stdout
     elif command == "simulate":
         assert "PONTOON_TREASURER_TOKEN" in done.stdout
+    elif command == "witness":
+        assert "PONTOON_WITNESS_TOKEN" in done.stdout
     else:
         assert "PONTOON_DATABASE_URL" in done.stdout and "5 s" in done.stdout
 
@@ -189,12 +197,14 @@ def test_each_commands_help_names_the_environment_it_reads_and_the_exit_codes(
      "the folder no/such/folder does not exist"),
     (["report", "--output", "."], "is a folder"),
     (["report", "--from", "2026-12-06", "--to", "2026-12-05"], "is not before --to"),
-    (["report", "--from", "2026-12-05T20:00", "--to", "2026-12-05T20:00"],
-     "is not before --to"),
-    (["export", "--kind", "statements", "--from", "someday"], "give a time"),
+    (["export", "--kind", "statements", "--from", "someday"], "give a date"),
     (["verify", "--checkpoint", "12"], "POSITION HASH"),
+    (["days", "--from", "2026-12-06", "--to", "2026-12-05"], "is not before --to"),
+    (["days", "--output", "no/such/folder/days.json"], "does not exist"),
+    (["night", "2026-12-05", "--count", "Ann=3"], "--count goes with --close"),
 ], ids=["demo-9", "demo-1", "workers-0", "port", "balances-from", "kitty-player",
-        "no-folder", "a-folder", "reversed", "empty", "not-a-date", "checkpoint"])
+        "no-folder", "a-folder", "reversed", "not-a-date", "checkpoint",
+        "days-reversed", "days-output", "night-count"])
 def test_an_option_a_command_cannot_honour_is_refused_in_one_line(
         args: list[str], complaint: str, tmp_path: Path) -> None:
     """Refused as usage (2), before the store is opened (none exists here): never ignored,

@@ -73,3 +73,17 @@ def test_piped_output_holds_the_answer_alone_and_whole(
     for column in ("buy-ins", "cash-outs", "kitty put up", "kitty won", "disputes"):
         assert column in header, header
     assert "…" not in reported.stdout
+
+
+def test_a_period_of_times_reversed_or_empty_is_refused_on_the_clubs_calendar(
+        store_settings: Settings, ledger: Ledger, tmp_path: Path) -> None:
+    """Times are placed on the club's calendar, read from the store; a period that ends
+    where it starts, or before, is refused as usage (2), as the API refuses it (400)."""
+    for start, end in (("2026-12-05T20:00", "2026-12-05T20:00"),
+                       ("2026-12-05T21:00", "2026-12-05T20:00")):
+        refused = pontoon(store_settings, "report", "--from", start, "--to", end,
+                          cwd=tmp_path)
+
+        assert refused.returncode == 2, refused.stderr
+        assert len(refused.stderr.splitlines()) == 1 and "is not before --to" in refused.stderr
+        assert refused.stdout == ""

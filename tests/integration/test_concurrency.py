@@ -29,7 +29,7 @@ from domain.errors import Conflict, InsufficientChips, NotNow
 from projections.election import lock_key
 from projections.verify import verify
 from tests.integration.ledger_views import race, treasury_balance
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -157,7 +157,7 @@ def test_an_export_keeps_the_checkpoint_of_the_log_beside_the_csv(
 def test_a_store_after_every_scenario_verifies_whole(ledger: Ledger) -> None:
     """R11.4: every public scenario (splits, shoot rounds, busts, bank changes) played on
     one store leaves both chains whole and every check passing."""
-    from tests.integration.ledger_club import LedgerClub
+    from tests.ledger_club import LedgerClub
     from tests.scenarios.runner import load, play, scenario_files
 
     for path in scenario_files():

@@ -14,6 +14,7 @@ from eventsourcing.utils import get_topic, resolve_topic
 from domain.aggregates import (
     TREASURY_ID,
     Account,
+    Club,
     DealAggregate,
     Dispute,
     Receipt,
@@ -34,7 +35,7 @@ from tests.integration.ledger_views import (
     treasury_balance,
 )
 
-AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook)
+AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook, Club)
 THREE = ("Banker", "Pat", "Sam")
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}
 
@@ -86,6 +87,13 @@ PINNED_TOPICS = [
     "domain.aggregates:Dispute.Resolved",
     "domain.aggregates:Webhook.Subscribed",
     "domain.aggregates:Webhook.Deleted",
+    "domain.aggregates:Webhook.Enabled",
+    "domain.aggregates:Webhook.Disabled",
+    "domain.aggregates:Webhook.Replayed",
+
+    "domain.aggregates:Club.Founded",
+    "domain.aggregates:Club.SettingsChanged",
+    "domain.aggregates:Club.DayClosed",
 ]
 
 

@@ -18,7 +18,7 @@ from application import Ledger, Outcome
 from domain.aggregates import Account, Receipt, receipt_id
 from domain.errors import InsufficientChips, NotAllowed
 from tests.integration.ledger_views import race
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -25,7 +25,7 @@ from tests.integration.ledger_views import (
     topic,
     treasury_balance,
 )
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 THREE = ("Banker", "Pat", "Sam")
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import NotAllowed, NotNow
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 
 def _players(ledger, *names: str, chips: int = 100) -> list[str]:

@@ -36,7 +36,7 @@ from tests.integration.projection_session import (
     same_balances,
     total,
 )
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.integration.ledger_club import LedgerClub
+from tests.ledger_club import LedgerClub
 from tests.scenarios.runner import load, play, scenario_files
 
 

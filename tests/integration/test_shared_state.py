@@ -18,7 +18,7 @@ import pytest
 from application import Ledger
 from domain.aggregates import Account, DealAggregate, TableAggregate
 from domain.errors import SharedStateChanged
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 # Player 10H 7H (17), banker 9H 8H (17): a stake leaves the deal in play; Pat's stick and
 # the banker's stay settle it.

@@ -20,13 +20,18 @@ from application.store import build_ledger
 from config import Settings
 from domain.aggregates import Account, DealAggregate, TableAggregate, Token
 from domain.aggregates import token_id as token_aggregate_id
-from domain.integrity import GENESIS, Checkpoint, event_hash, log_hash
+from domain.integrity import Checkpoint
 from projections.runner import Projections
 from projections.store import read_store
 from projections.verify import Report, verify
 from tests.integration.ledger_views import notifications, topic
 from tests.integration.projection_session import Session, play_session, rewrite_event
-from tests.integration.tampering import delete_event, execute, fetch, rewrite_snapshot
+from tests.integration.tampering import (
+    delete_event,
+    execute,
+    recompute_every_hash,
+    rewrite_snapshot,
+)
 
 
 @dataclass
@@ -256,19 +261,3 @@ def test_a_rewritten_history_with_recomputed_hashes_fails_its_checkpoint(club: C
 
     assert plain.ok
     assert any(f"checkpoint {sealed}" in failure for failure in against.failures)
-
-
-def recompute_every_hash(settings: Settings) -> None:
-    position = "rowid" if settings.store == "sqlite" else "notification_id"
-    rows = fetch(settings, f"SELECT {position}, originator_id, originator_version, topic, "  # noqa: S608
-                 "state FROM {events} ORDER BY " + position)
-    execute(settings, "DELETE FROM {hashes}")
-    previous: dict[UUID, bytes] = {}
-    last = GENESIS
-    for at, originator_id, version, event_topic, state in rows:
-        key = UUID(str(originator_id))
-        previous[key] = event_hash(previous.get(key, GENESIS), key, version, event_topic,
-                                   bytes(state))
-        last = log_hash(last, at, previous[key])
-        execute(settings, "INSERT INTO {hashes} VALUES (%s, %s, %s, %s, %s)",
-                (at, key, version, previous[key], last))

@@ -11,8 +11,7 @@ from projections.balances import balances
 from projections.disputes import disputes
 from projections.runner import Projections
 from projections.store import ReadStore, read_store, storable
-from tests.integration.ledger_club import LedgerClub
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import LedgerClub, stacked_pack
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from projections.verify import verify
 from projections.webhooks.payloads import payload
 from tests.integration.ledger_views import notifications, seat_club, topic
 from tests.integration.projection_session import Session, play_session, pontoon, rewrite_event
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 Pick = Callable[[Session, list[Any]], Any]
 Change = Callable[[dict[str, Any]], None]

@@ -1,7 +1,9 @@
-"""Plays a scenario file (tests/scenarios/FORMAT.md) against the pure engine's in-memory club.
+"""Plays a scenario file (tests/scenarios/FORMAT.md) through the Ledger's commands.
 
-The API tests play the same files over HTTP; this runner shows the rules engine alone gets
-every expected figure right.
+On the in-memory store by default (tests/unit/test_scenarios.py), on SQLite and PostgreSQL
+(tests/integration/test_scenarios_on_stores.py); the API tests play the same files over
+HTTP. `play` answers what it checked, so a caller can see that every block was played and
+every expectation read.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from domain.engine.club import Club
 from domain.errors import PontoonError
+from tests.ledger_club import LedgerClub
 
 DATA = Path(__file__).parent / "data"
 
@@ -24,9 +26,15 @@ def load(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def play(scenario: dict[str, Any], club: Any = None) -> None:
-    """Play on the in-memory `Club`, or on anything with its interface (the Ledger's)."""
-    club = club or Club()
+# The expectations FORMAT.md defines; a block expecting anything else fails, never skips it.
+EXPECTATIONS = frozenset({"balances", "kitty", "phase", "banker", "ledger_total"})
+
+
+def play(scenario: dict[str, Any], club: LedgerClub | None = None) -> list[list[str]]:
+    """Play on a `LedgerClub` (a fresh in-memory Ledger unless given one); answers, for each
+    block, the expectations it checked."""
+    club = club or LedgerClub()
+    checked = []
     names = scenario["players"] + scenario.get("unseated", [])
     ids = {name: club.register_player(name) for name in names}
     for name, amount in scenario.get("buy_ins", {}).items():
@@ -58,15 +66,17 @@ def play(scenario: dict[str, Any], club: Any = None) -> None:
                     assert club.deal(deal_id).version == version, f"{label}: refusal changed it"
                 continue
             assert not expected, f"{label}: expected a refusal {expected}, but it was accepted"
-        _check_expectations(club, table_id, ids, deal_id, block["expect"], where)
+        checked.append(_check_expectations(club, table_id, ids, deal_id, block["expect"],
+                                           where))
+    return checked
 
 
-def _turn_is(club: Any, deal_id: str, player: str) -> bool:
+def _turn_is(club: LedgerClub, deal_id: str, player: str) -> bool:
     turn = club.deal(deal_id).turn
     return turn is not None and turn[0] == player
 
 
-def _step(club: Any, table_id: str, ids: dict[str, str], step: dict[str, Any],
+def _step(club: LedgerClub, table_id: str, ids: dict[str, str], step: dict[str, Any],
           deal_id: str | None) -> str | None:
     if "action" in step:
         assert deal_id is not None
@@ -111,8 +121,10 @@ def _check_refusal(label: str, error: PontoonError, expected: dict[str, Any]) ->
         assert error.rule in rules, f"{label}: rule {error.rule} not in {rules}: {error}"
 
 
-def _check_expectations(club: Any, table_id: str, ids: dict[str, str], deal_id: str | None,
-                        expect: dict[str, Any], where: str) -> None:
+def _check_expectations(club: LedgerClub, table_id: str, ids: dict[str, str],
+                        deal_id: str | None, expect: dict[str, Any], where: str) -> list[str]:
+    unknown = set(expect) - EXPECTATIONS
+    assert not unknown, f"{where}: expectations FORMAT.md does not define: {sorted(unknown)}"
     for name, balance in expect.get("balances", {}).items():
         assert club.chips(ids[name]) == balance, \
             f"{where}: {name} holds {club.chips(ids[name])}, expected {balance}"
@@ -125,5 +137,6 @@ def _check_expectations(club: Any, table_id: str, ids: dict[str, str], deal_id: 
         assert deal_id is not None
         assert club.deal(deal_id).phase == expect["phase"], \
             f"{where}: phase {club.deal(deal_id).phase} != {expect['phase']}"
-    if "ledger_total" in expect and isinstance(club, Club):
-        assert club.total() == expect["ledger_total"]
+    if "ledger_total" in expect:
+        assert club.total() == expect["ledger_total"], f"{where}: ledger total {club.total()}"
+    return sorted(expect)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -22,11 +22,10 @@ from config import Settings
 from domain.aggregates import Account, DealAggregate, Dispute, Receipt, TableAggregate, Token
 from domain.engine.legal import legal_actions
 from projections.decoding import Decoder
-from tests.integration.ledger_club import LedgerClub
 from tests.integration.test_events_and_snapshots import PINNED_TOPICS
 from tests.integration.test_verify import void_deal_pack
+from tests.ledger_club import LedgerClub, stacked_pack
 from tests.scenarios.runner import load, play, scenario_files
-from tests.unit.conftest import stacked_pack
 
 BASES = {"domain.aggregates:Account.Moved"}  # declared as a base, never stored itself
 # An auction opens only when a Shoot Pontoon kitty runs empty (R9.10): not reached here.
@@ -54,7 +53,8 @@ def seat(ledger: Ledger, names: list[str], pack: list[str], chips: int = 100) ->
 
 
 def play_the_rest(ledger: Ledger) -> None:
-    """Tokens, a dispute upheld with corrections (a kitty's too), a webhook, a void deal."""
+    """Tokens, a dispute upheld with corrections (a kitty's too), a webhook, a void deal,
+    the club's calendar set and a night closed with a count."""
     ids, table_id = seat(ledger, ["Banker", "Pat"], stacked_pack(["10S", "9H", "10C", "8D"]))
     deal_id = str(ledger.start_deal(table_id).result["deal_id"])
     ledger.act(deal_id, ids["Pat"], "stake", amount=2)
@@ -65,7 +65,15 @@ def play_the_rest(ledger: Ledger) -> None:
     ledger.create_token("player", player_id=ids["Pat"])
     webhook = ledger.create_webhook("https://example.com/hook", ["deal.settled"],
                                     created_by="treasurer:t")
+    ledger.enable_webhook(str(webhook.result["id"]), False, by="treasurer:t")
+    ledger.enable_webhook(str(webhook.result["id"]), True, by="treasurer:t")
+    ledger.replay_webhook(str(webhook.result["id"]), 1, by="treasurer:t")
     ledger.delete_webhook(str(webhook.result["id"]), deleted_by="treasurer:t")
+    ledger.change_club(changed_by="treasurer:t", name="The \"_type_\" club",
+                       time_zone="Europe/London")
+    counted = {f"player:{ids['Pat']}": 7}
+    ledger.close_day(date(2026, 1, 16), counted=counted, closed_by="treasurer:t",
+                     holdings=lambda start, end, accounts: {a: 5 for a in accounts})
     settled = str(ledger.start_deal(table_id).result["deal_id"]) if _over(ledger, deal_id) \
         else deal_id
     upheld(ledger, settled, "a misread total: {\"_type_\": \"x\"}", "one back",

@@ -22,6 +22,7 @@ ALLOWED = {
     "domain.engine": {"domain.engine", "domain.errors"},
     "domain.errors": set(),
     "domain.integrity": set(),
+    "domain.merkle": set(),
     "domain.aggregates": {"domain.aggregates", "domain.engine", "domain.errors"},
     "application": {"application", "domain", "config"},
     "projections": {"projections", "domain", "config"},

@@ -19,7 +19,7 @@ from domain.engine.table import Table
 from domain.engine.verification import verify_deal
 from domain.errors import NotAllowed, NotNow
 from tests.api.history_reference import mixed_seed as reference_mix
-from tests.unit.conftest import stacked_pack
+from tests.ledger_club import stacked_pack
 
 BANKER, PAT, SAM = ("10000000-0000-4000-8000-000000000001",
                     "20000000-0000-4000-8000-000000000002",

@@ -23,14 +23,13 @@ from domain.engine.cards import (
     check_ordered_pack,
     full_pack,
 )
-from domain.engine.club import Club
 from domain.engine.hands import value
 from domain.engine.shuffle import commitment, derived_seed, shuffle_pack
 from domain.engine.table import Table
 from domain.engine.table_state import KEPT_PACKS
 from domain.engine.verification import verify_deal
 from domain.errors import InvalidSetup, NotAllowed
-from tests.unit.conftest import make_game, stacked_pack
+from tests.ledger_club import LedgerClub, make_game, stacked_pack
 
 NOTATION = re.compile(r"^(A|[2-9]|10|J|Q|K)[SHDC]$")
 
@@ -61,7 +60,7 @@ def snapshot(game):
     club = game.club
     deal = club.deals.get(game.deal_id) if game.deal_id else None
     return (game.table.version, deal.version if deal else None, dict(club.balances),
-            len(club.log), list(game.table.pack or []), len(club.deals), len(club.tables))
+            club.head, list(game.table.pack or []), len(club.deals), len(club.tables))
 
 
 def refused(game, command, error, rule):
@@ -78,7 +77,7 @@ def refused(game, command, error, rule):
 
 def open_refused(rules=None, pack=None, seats=("Ann", "Bob"), banker="Ann"):
     """Opening a table is refused: returns the error; no table was opened."""
-    club = Club()
+    club = LedgerClub()
     ids = {name: club.register_player(name) for name in seats}
 
     with pytest.raises(InvalidSetup) as caught:
@@ -314,7 +313,7 @@ def test_r1_4_a_players_pontoon_has_the_pack_shuffled_before_the_next_deal():
 def test_r1_4_a_bankers_pontoon_has_the_pack_shuffled_before_the_next_deal():
     """R1.4: the banker's pontoon (R3.8) also counts: the next deal starts from a new shuffle."""
     game = banker_pontoon_game()
-    leftover = list(game.table.pack)
+    leftover = list(game.deal.settlement.pack_after)  # what the deal left, before the shuffle
 
     game.start()
 
@@ -690,7 +689,7 @@ def pontoon_seeds(count):
 def shuffled_game(seeds):
     """Banker and Pat at a shuffled table whose club draws its secret seeds from `seeds`."""
     supply = iter(seeds)
-    club = Club(new_seed=lambda: next(supply))
+    club = LedgerClub(new_seed=lambda: next(supply))
     ids = {name: club.register_player(name) for name in ("Banker", "Pat")}
     for player in ids.values():
         club.buy_in(player, 100)
@@ -722,8 +721,7 @@ def test_r1_7_the_seed_is_revealed_at_the_next_shuffle_and_reproduces_every_card
     commitment published earlier, and re-running the shuffle on it gives every card dealt."""
     first, second = pontoon_seed(), derived_seed("secret", 3)
     club, ids, table_id = shuffled_game([first, derived_seed("unused"), second])
-    table = club.table(table_id)
-    published = table.commitment
+    published = club.table(table_id).commitment
     deal_id = club.start_deal(table_id)
     club.act(deal_id, ids["Pat"], "stake", amount=5)
     assert club.deal(deal_id).phase == "settled"
@@ -731,6 +729,7 @@ def test_r1_7_the_seed_is_revealed_at_the_next_shuffle_and_reproduces_every_card
 
     club.start_deal(table_id)
 
+    table = club.table(table_id)
     assert table.revealed == [{"commitment": published, "seed": first}]
     reshuffle = [x for _, x in club.log if isinstance(x, f.PackShuffled)][-1]
     assert reshuffle.revealed_seed == first and reshuffle.commitment == commitment(second)
@@ -774,20 +773,19 @@ def test_r1_4_a_shuffled_pack_is_not_reshuffled_after_a_deal_without_a_pontoon()
                 if not any(card[0] == "A" for card in shuffle_pack(s, 1)[:4]))
     club, ids, table_id = shuffled_game([seed, derived_seed("unused", 1),
                                          derived_seed("unused", 2)])
-    table = club.table(table_id)
-    published = table.commitment
+    published = club.table(table_id).commitment
     deal_id = club.start_deal(table_id)
     club.act(deal_id, ids["Pat"], "stake", amount=5)
-    deal = club.deal(deal_id)
-    while deal.phase == "playing":
+    while (deal := club.deal(deal_id)).phase == "playing":
         cards = deal.hands[ids["Pat"]][0].cards
         club.act(deal_id, ids["Pat"], "stick" if value(cards) >= 15 else "twist")
     if deal.phase == "banker":
         club.act(deal_id, ids["Banker"], "stay")
-    carried_on = list(table.pack)
+    carried_on = list(club.table(table_id).pack)
 
     second = club.start_deal(table_id)
 
+    table = club.table(table_id)
     assert [type(x) for _, x in club.log].count(f.PackShuffled) == 1
     assert table.commitment == published and table.revealed == []
     assert club.deal(second).commitment == published

@@ -11,7 +11,7 @@ from domain.engine import facts as f
 from domain.engine.hands import finished_status, hard_total, rank, value
 from domain.engine.rules import TableRules
 from domain.engine.shuffle import shuffle_pack
-from tests.unit.conftest import make_game
+from tests.ledger_club import make_game
 
 PLAIN = TableRules()
 

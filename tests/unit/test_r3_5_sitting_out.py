@@ -13,19 +13,18 @@ from dataclasses import dataclass
 import pytest
 
 from domain.engine import facts as f
-from domain.engine.club import Club
 from domain.engine.deal import Deal
 from domain.engine.legal import LegalAction, legal_actions
 from domain.engine.verification import verify_deal
 from domain.errors import InsufficientChips, NotNow
-from tests.unit.conftest import Game, stacked_pack
+from tests.ledger_club import Game, LedgerClub, stacked_pack
 
 RULES = {"min_stake": 10, "max_stake": 20}
 
 
 @dataclass
 class Tables:
-    club: Club
+    club: LedgerClub
     a: Game
     b: Game
 
@@ -37,7 +36,7 @@ def two_tables(b_seats=("Bob", "Pat"), *, top=(), rules=None, pat=10, recorded=N
     """Tables A (Ann, Pat) and B (`b_seats`, Bob banking), each with its deal started; B's
     pack is stacked with `top` (dealt in B's turn order), or B is in recorded mode and its
     first round is the cards `recorded`."""
-    club = Club()
+    club = LedgerClub()
     ids = {name: club.register_player(name) for name in ("Ann", "Bob", "Pat", "Sam")}
     for name, player in ids.items():
         club.buy_in(player, pat if name == "Pat" else 100)
@@ -87,7 +86,7 @@ def test_r3_5_a_player_whose_chips_went_to_another_table_sits_out_and_the_deal_i
         t.club.start_deal(t.b.table_id)
     assert refused.value.rule == "R3.5"
     t.club.leave(t.b.table_id, pat)
-    assert table.seats == [bob]
+    assert t.b.table.seats == [bob]
 
 
 def test_r3_5_staking_passes_over_a_short_player_in_the_stake_before_theirs():

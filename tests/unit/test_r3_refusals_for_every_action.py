@@ -13,7 +13,7 @@ import pytest
 
 from domain.engine.deal import ACTIONS
 from domain.errors import NotAllowed, NotNow
-from tests.unit.conftest import make_game
+from tests.ledger_club import make_game
 
 RULES = {"shoot": True, "kitty_min": 10, "kitty_max": 100, "banker_may_double": True,
          "burn": "13"}
@@ -59,7 +59,7 @@ def in_turn(game):
 
 def snapshot(game):
     deal = game.deal
-    return (deal.version, dict(game.club.balances), len(game.club.log), deal.turn,
+    return (deal.version, dict(game.club.balances), game.club.head, deal.turn,
             {p: [h.snapshot() for h in hs] for p, hs in deal.hands.items()})
 
 

@@ -11,11 +11,10 @@ import pytest
 
 from domain.engine import facts as f
 from domain.engine.cards import CUT_ORDER, RANK
-from domain.engine.club import Club
 from domain.engine.rules import TableRules
 from domain.engine.shuffle import cut_for_bank, derived_seed
 from domain.errors import InsufficientChips, InvalidSetup, NotAllowed, NotNow
-from tests.unit.conftest import make_game
+from tests.ledger_club import LedgerClub, make_game
 
 # --- helpers -----------------------------------------------------------------------------
 
@@ -25,7 +24,7 @@ def snapshot(game):
     club = game.club
     deal = club.deals.get(game.deal_id) if game.deal_id else None
     return (game.table.version, list(game.table.seats), game.table.banker,
-            deal.version if deal else None, dict(club.balances), len(club.log),
+            deal.version if deal else None, dict(club.balances), club.head,
             len(club.deals))
 
 
@@ -54,7 +53,7 @@ def named(game, player_id):
 
 
 def open_refused(seats=("Ann", "Bob"), banker="Ann", rules=None):
-    club = Club()
+    club = LedgerClub()
     ids = {name: club.register_player(name) for name in set(seats) | {banker}}
 
     with pytest.raises(InvalidSetup) as caught:
@@ -202,7 +201,7 @@ def test_r3_1_someone_not_dealt_in_cannot_act_in_the_deal():
 # --- R3.2 cutting for the bank ----------------------------------------------------------------
 
 def club_with_seed(seed, names):
-    club = Club(new_seed=lambda: seed)
+    club = LedgerClub(new_seed=lambda: seed)
     ids = [club.register_player(name) for name in names]
     return club, ids
 

@@ -10,7 +10,7 @@ import pytest
 
 from domain.engine import facts as f
 from domain.errors import InsufficientChips, NotAllowed, NotNow
-from tests.unit.conftest import make_game
+from tests.ledger_club import make_game
 
 
 def two_player_game(top, *, stake=6, rules=None, chips=100):

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from domain.engine.postings import net_changes, player_account
-from tests.unit.conftest import make_game
+from tests.ledger_club import make_game
 
 FOUR = ("Banker", "Pat", "Sam", "Kim", "Lee")
 RULE_ID = re.compile(r"^R\d+\.\d+$")

@@ -4,7 +4,7 @@ import pytest
 
 from domain.engine import facts as f
 from domain.errors import InsufficientChips, NotAllowed, NotNow
-from tests.unit.conftest import make_game
+from tests.ledger_club import make_game
 
 THREE = ("Banker", "Pat", "Sam")
 
@@ -14,7 +14,7 @@ def frozen(game):
     deal = game.club.deals.get(game.deal_id) if game.deal_id else None
     return (deal.version if deal else None, game.table.version,
             {name: game.chips(name) for name in game.ids}, len(game.club.postings),
-            len(game.club.log))
+            game.club.head)
 
 
 def play_plain_deal(game):

@@ -5,7 +5,7 @@ import pytest
 from domain.engine import facts as f
 from domain.engine.postings import kitty_account
 from domain.errors import InsufficientChips, NotAllowed, NotNow, PontoonError
-from tests.unit.conftest import make_game
+from tests.ledger_club import make_game
 
 THREE = ("Banker", "Pat", "Sam")
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}
@@ -28,7 +28,7 @@ def frozen(game):
     deal = game.club.deals.get(game.deal_id) if game.deal_id else None
     return (deal.version if deal else None, game.table.version,
             {name: game.chips(name) for name in game.ids}, len(game.club.postings),
-            len(game.club.log), kitty_chips(game))
+            game.club.head, kitty_chips(game))
 
 
 # Pat 10-9 = 19, Sam 10-7 = 17, banker 10-8 = 18; Pat shoots the whole kitty of 10 and wins.

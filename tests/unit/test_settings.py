@@ -24,7 +24,8 @@ def test_a_trusted_proxies_value_that_is_no_count_is_refused_by_name(value):
     ("PONTOON_PORT", "abc"), ("PONTOON_POOL_SIZE", "-2"), ("PONTOON_READY_MAX_LAG", "lots"),
     ("PONTOON_WEBHOOK_RETRY_BASE", "0"), ("PONTOON_WEBHOOK_TIMEOUT", "nan"),
     ("PONTOON_WEBHOOK_RETRY_FOR", "inf"), ("PONTOON_PROJECTIONS", "sometimes"),
-    ("PONTOON_DATABASE_URL", "mysql://db/pontoon"), ("PONTOON_LOG_LEVEL", "verbose")])
+    ("PONTOON_DATABASE_URL", "mysql://db/pontoon"), ("PONTOON_LOG_LEVEL", "verbose"),
+    ("PONTOON_WEBHOOK_ALLOW_PRIVATE", "yes")])
 def test_a_setting_that_makes_no_sense_is_refused_by_its_name(name, value):
     with pytest.raises(ValueError, match=name):
         Settings.from_env({name: value})
@@ -40,3 +41,10 @@ def test_numbers_in_settings_are_read_as_numbers():
 
     assert (settings.port, settings.webhook_retry_base, settings.pool_overflow) == \
         (8123, 0.5, 10)
+
+
+def test_webhooks_reach_private_addresses_only_when_told():
+    assert Settings.from_env({}).webhook_allow_private is False
+    assert Settings.from_env({"PONTOON_WEBHOOK_ALLOW_PRIVATE": "true"}).webhook_allow_private
+    assert not Settings.from_env({"PONTOON_WEBHOOK_ALLOW_PRIVATE": "False"}
+                                 ).webhook_allow_private

@@ -11,6 +11,7 @@ reads and names the pages share; each other module holds the pages about one thi
 # Importing a module of pages is what adds its views to the blueprint.
 from api.web.pages import (  # noqa: F401
     balances,
+    days,
     deals,
     disputes,
     home,
@@ -19,6 +20,7 @@ from api.web.pages import (  # noqa: F401
     reports,
     sign_in,
     tables,
+    verifier,
 )
 from api.web.pages.site import bp
 

@@ -17,6 +17,7 @@ from api.web.pages.site import (
     Fields,
     FormError,
     arg_choice,
+    arg_cutoff,
     arg_int,
     arg_text,
     bp,
@@ -24,6 +25,7 @@ from api.web.pages.site import (
 )
 from api.web.printout import left_out, period_words, printout, rows_shown, wants_all
 from application.eventstore import checkpoint
+from projections.asof import standing
 from projections.balances import KINDS, account_count, balance_page, balance_totals
 from projections.statements import balance_at, deal_nets, entry_count, statement
 
@@ -39,22 +41,35 @@ def balances_page() -> Response:
     kinds = arg_choice("kind", KIND_CHOICES)
     after = None if wants_all() else arg_text("after")
     chosen = [k for k in KINDS if k in kinds.split(",")]
+    fields = Fields(as_of="As of")
+    cutoff = fields.read(arg_cutoff, "as_of")
+    as_of = request.args.get("as_of", "").strip()
+    if fields.errors:  # the form again, as typed, with what to correct
+        return render("balances.html", 400, accounts=None, kind=kinds, kinds=KIND_CHOICES,
+                      as_of=as_of, errors=fields.errors)
     rows = balance_page(store, chosen, after=after, limit=rows_shown(PAGE))
+    if cutoff is None:
+        totals = balance_totals(store)
+        debtors = int(store.rows("SELECT COUNT(*) AS n FROM accounts WHERE kind = 'player' "
+                                 "AND balance < 0")[0]["n"])
+    else:  # every account as it stood then
+        then = standing(store, cutoff)
+        rows = [dict(row, balance=then.get(row["account"], 0)) for row in rows]
+        debt = [b for a, b in then.items() if a.startswith("player:") and b < 0]
+        totals, debtors = {"total": sum(then.values()), "debts": sum(debt)}, len(debt)
     words = accounts_in_words(store)
     shown = [dict(row, label=words.name(row["account"]), link=words.link(row["account"]))
              for row in rows]
-    totals = balance_totals(store)
-    debtors = store.rows("SELECT COUNT(*) AS n FROM accounts WHERE kind = 'player' AND "
-                         "balance < 0")[0]["n"]
     return render("balances.html", accounts=shown, total=totals["total"],
-                  debts=totals["debts"], debtors=int(debtors), kind=kinds,
-                  kinds=KIND_CHOICES, after=after, checkpoint=checkpoint(ledger()),
+                  debts=totals["debts"], debtors=debtors, kind=kinds, kinds=KIND_CHOICES,
+                  after=after, checkpoint=checkpoint(ledger()), cutoff=cutoff, as_of=as_of,
+                  errors={},
                   next=rows[-1]["account"] if len(rows) == PAGE and not wants_all() else None,
                   gap=left_out(len(rows), account_count(store, chosen), "accounts",
                                url_for(".balances_page", kind=kinds, rows="all",
-                                       _external=True),
+                                       **({"as_of": as_of} if as_of else {}), _external=True),
                                url_for(".balances_csv", kind=kinds, _external=True)),
-                  printout=printout("balances now"))
+                  printout=printout(f"balances as of {as_of}" if as_of else "balances now"))
 
 
 @bp.get("/players/<uuid:player_id>")
@@ -127,7 +142,8 @@ def statement_csv(player_id: UUID) -> Response:
 @staff_page("treasurer")
 def balances_csv() -> Response:
     kinds = arg_choice("kind", KIND_CHOICES)
-    return balances_download(read(), [k for k in KINDS if k in kinds.split(",")])
+    return balances_download(read(), [k for k in KINDS if k in kinds.split(",")],
+                             arg_cutoff("as_of"))
 
 
 def _filters() -> dict[str, str]:

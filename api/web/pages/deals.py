@@ -15,8 +15,8 @@ from api.services import ProjectionsBehind
 from api.web.pages.lookups import ledger, player_names, read, table_names
 from api.web.pages.session import EVERYONE, not_for_this_token, staff_page
 from api.web.pages.site import TEXT_MAX, arg_int, bp, render
-from api.web.present import Accounts, card, describe, principal_words, when
-from api.web.printout import printout
+from api.web.present import Accounts, card, describe, principal_words
+from api.web.printout import local_time, printout
 from domain.errors import InvariantBroken, NotFound, PontoonError
 from projections.audit import audit, deal_history, deal_row
 from projections.hand_history import hand_history
@@ -115,8 +115,8 @@ def _deal_page(deal_id: str, status: int = 200, **extra: Any) -> Response:
     net = [(words.name(account), change)
            for account, change in found["net_after_corrections"].items()]
     extra.setdefault("printout", printout(
-        f"the deal, started {when(row.get('started_at'))} UTC"
-        + (f", ended {when(row['ended_at'])} UTC" if row.get("ended_at") else ", in play")))
+        f"the deal, started {local_time(row.get('started_at'))}"
+        + (f", ended {local_time(row['ended_at'])}" if row.get("ended_at") else ", in play")))
     return render("deal.html", status, deal=found, timeline=timeline, postings=postings,
                   hands=sorted(hands.values(), key=lambda h: h["banker"]),
                   banker_cards=hands.get((found["banker"], 0), {}).get("cards", []),

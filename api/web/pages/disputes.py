@@ -1,4 +1,5 @@
-"""The treasurer's disputes: those open, each with its resolution form, and those resolved."""
+"""The treasurer's disputes: those open, each with its resolution form, and those resolved;
+filtered by status, club day and table, and downloaded as CSV."""
 
 from __future__ import annotations
 
@@ -9,10 +10,20 @@ from uuid import UUID
 from flask import g, redirect, request, url_for
 from werkzeug import Response
 
+from api.calendar import day_texts
+from api.downloads import csv_response
 from api.inputs import text_problem
 from api.web.pages.lookups import accounts_in_words, ledger, read
 from api.web.pages.session import staff_page
-from api.web.pages.site import TEXT_MAX, FormError, arg_int, bp, render
+from api.web.pages.site import (
+    TEXT_MAX,
+    FormError,
+    arg_choice,
+    arg_int,
+    arg_moment,
+    bp,
+    render,
+)
 from api.web.present import principal_words
 from domain.errors import InvariantBroken, NotFound, PontoonError
 from projections.audit import deal_row
@@ -24,10 +35,55 @@ RESOLVED_SHOWN = 20  # resolved disputes a page, newest first
 OPEN_SHOWN = 500
 
 
+CSV_COLUMNS = ("id", "raised_at", "club_day", "table", "deal_number", "deal_id", "raised_by",
+               "reason", "status", "decision", "note", "corrections_total", "resolved_at")
+STATUSES = ("any", "open", "resolved")
+
+
 @bp.get("/disputes")
 @staff_page("treasurer")
 def disputes_page() -> Response:
     return _disputes_page(min_position=arg_int("min_position"))
+
+
+@bp.get("/disputes.csv")
+@staff_page("treasurer")
+def disputes_csv() -> Response:
+    """Every dispute the filters choose, oldest first."""
+    store = read()
+    chosen = _chosen(store)
+    words = accounts_in_words(store)
+    days = day_texts()
+    rows = dispute_page(store, limit=100_000, **chosen["query"])
+    deals = {row["deal_id"]: deal_row(store, row["deal_id"]) or {} for row in rows}
+    return csv_response(({
+        **row, "id": row["dispute_id"], "club_day": days(row["raised_at"]),
+        "table": words.tables.get(deals[row["deal_id"]].get("table_id", ""), ""),
+        "deal_number": deals[row["deal_id"]].get("number"),
+        "raised_by": principal_words(row["raised_by"], words.players),
+        "corrections_total": sum(c["amount"] for c in row["corrections"])}
+        for row in rows), CSV_COLUMNS, "disputes.csv")
+
+
+def _chosen(store: Any) -> dict[str, Any]:
+    """The filters: a status, a club day, a table; what the lists are asked for."""
+    status = arg_choice("status", STATUSES)
+    day = request.args.get("day", "").strip()
+    if day and len(day) != 10:
+        raise FormError("`day` is a club day such as 2026-12-05.")
+    start = arg_moment("day") if day else None
+    end = arg_moment("day", end=True) if day else None
+    table = request.args.get("table", "").strip()
+    tables = {row["table_id"]: row["name"] for row in store.rows(
+        "SELECT table_id, name FROM tables ORDER BY name_key, table_id")}
+    if table and table not in tables:
+        raise FormError("`table` is one of the club's tables.")
+    query = {"status": None if status == "any" else status, "table_id": table or None,
+             "start": start, "end": end}
+    return {"query": query, "status": status, "day": day, "table": table,
+            "tables": list(tables.items()),
+            "filters": {k: v for k, v in (("status", status), ("day", day),
+                                          ("table", table)) if v and v != "any"}}
 
 
 @bp.post("/disputes/<uuid:dispute_id>/resolution")
@@ -79,11 +135,16 @@ def _disputes_page(status: int = 200, *, min_position: int | None = None, **extr
                                       links=[words.link(c["from_account"]),
                                              words.link(c["to_account"])])
                                  for c in row["corrections"]])
-    open_ = [shown(row) for row in dispute_page(store, status="open", limit=OPEN_SHOWN)]
+    chosen = _chosen(store)
+    within = {k: v for k, v in chosen["query"].items() if k != "status"}
+    wanted = chosen["status"]
+    open_ = [shown(row) for row in dispute_page(store, status="open", limit=OPEN_SHOWN,
+                                                **within)] if wanted != "resolved" else []
     resolved_after = arg_int("resolved_after")
     resolved = [shown(row) for row in dispute_page(store, status="resolved",
                                                    after=resolved_after,
-                                                   limit=RESOLVED_SHOWN, descending=True)]
+                                                   limit=RESOLVED_SHOWN, descending=True,
+                                                   **within)] if wanted != "open" else []
     extra.setdefault("form", {})
     extra.setdefault("failed", None)
     just = request.args.get("resolved")
@@ -95,7 +156,8 @@ def _disputes_page(status: int = 200, *, min_position: int | None = None, **extr
                   resolved_next=resolved[-1]["raised_position"]
                   if len(resolved) == RESOLVED_SHOWN else None,
                   choices=choices, rows=CORRECTION_ROWS, done=done, just=just,
-                  min_position=min_position, raised=request.args.get("raised"), **extra)
+                  min_position=min_position, raised=request.args.get("raised"),
+                  chosen=chosen, **extra)
 
 
 def _resolution(form: Any) -> tuple[str, str, list[dict[str, Any]]]:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from flask import request
 from werkzeug import Response
 
+from api.calendar import club_calendar
 from api.downloads import csv_response
 from api.web.pages.lookups import player_names, read, table_names
 from api.web.pages.session import staff_page
@@ -15,14 +16,15 @@ from api.web.printout import period_words, printout
 from projections.report import period_report
 
 COLUMNS = ("player_id", "name", "net", "deals", "buy_ins", "cash_outs", "kitty_put_up",
-           "kitty_won", "disputes_raised")
+           "kitty_won", "disputes_raised", "disputes", "corrections")
 
 
 @bp.get("/reports/period")
 @staff_page("treasurer")
 def report_page() -> Response:
-    """Today when no dates are chosen: the night the treasurer is most likely closing."""
-    today = datetime.now(UTC).date().isoformat()
+    """Today's club day when no dates are chosen: the night the treasurer is most likely
+    closing."""
+    today = club_calendar().day_of(datetime.now(UTC)).isoformat()
     chosen = {"from": request.args.get("from") or today, "to": request.args.get("to") or today}
     fields = Fields(**{"from": "From", "to": "To (inclusive)"})
     start, end = fields.period(default=today)

@@ -15,12 +15,13 @@ from flask import Blueprint, g, make_response, render_template, request
 from werkzeug import Response
 from werkzeug.exceptions import HTTPException
 
+from api.calendar import as_of_cutoff, bound_text, club_calendar, club_view, parse_bound
 from api.errors import reported
 from api.inputs import text_problem
 from api.services import ProjectionsBehind
 from api.web.present import card, clock, signed, when
-from api.web.printout import CLUB_NAME
 from application.eventstore import RecordRefused
+from domain.engine.calendar import zone
 from domain.errors import InvariantBroken, NotFound, PontoonError
 
 log = logging.getLogger("pontoon.web")
@@ -96,19 +97,31 @@ def arg_int(name: str, default: int | None = None) -> int | None:
 
 
 def arg_moment(name: str, *, end: bool = False, default: str = "") -> str | None:
-    """A period's bound from a date or time field (`from`, `to`), as the API reads it."""
-    from api.schemas import moment
-
+    """A period's bound from a date or time field (`from`, `to`), on the club's calendar
+    as the API reads it, but a time without its offset is the club's own time."""
     value = request.args.get(name, "").strip() or default
     if not value:
         return None
-    for written in (value, value + "+00:00"):  # a time without its offset is UTC
-        try:
-            return moment(written, end=end) if len(written) <= 40 else None
-        except (ValueError, OverflowError):
-            continue
-    raise FormError(f"`{name}` must be a date (2026-12-05) or a time (2026-12-05T20:00).",
-                    name)
+    calendar = club_calendar()
+    try:
+        return bound_text(parse_bound(value, local=calendar), calendar, end=end)
+    except ValueError:
+        raise FormError(f"`{name}` must be a date (2026-12-05, a club day) or a time "
+                        "(2026-12-05T20:00, the club's time).", name) from None
+
+
+def arg_cutoff(name: str) -> str | None:
+    """`as_of`: a club day (its end) or a time (the club's own time without an offset), as
+    the cutoff of the postings counted (exclusive: just after the time given)."""
+    value = request.args.get(name, "").strip()
+    if not value:
+        return None
+    calendar = club_calendar()
+    try:
+        return as_of_cutoff(parse_bound(value, local=calendar), calendar)
+    except ValueError:
+        raise FormError(f"`{name}` must be a date (2026-12-05: the end of that club day) or "
+                        "a time (2026-12-05T20:00, the club's time).", name) from None
 
 
 def arg_choice(name: str, choices: tuple[str, ...]) -> str:
@@ -132,14 +145,13 @@ def arg_text(name: str, longest: int = 100) -> str | None:
 
 @bp.context_processor
 def words() -> dict[str, Any]:
-    return {"card": card, "when": when, "clock": clock, "signed": signed}
-
-
-@bp.context_processor
-def printing() -> dict[str, Any]:
-    """The club's name for printouts, from its one place until the club's settings hold
-    it (api/web/printout.py)."""
-    return {"club_name": CLUB_NAME}
+    """Times in the club's zone, which every page names (`zone_name`)."""
+    club = club_view()
+    local = zone(club.rule.time_zone)
+    return {"card": card, "when": lambda text: when(text, local),
+            "clock": lambda text: clock(text, local), "signed": signed,
+            "zone_name": club.rule.time_zone, "day_starts_at": club.rule.day_starts_at,
+            "club_name": club.name}
 
 
 @bp.after_request
