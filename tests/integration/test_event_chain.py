@@ -149,8 +149,8 @@ def test_an_export_keeps_the_checkpoint_of_the_log_beside_the_csv(
     assert piped.stderr.strip() == f"checkpoint: {sealed}"
     assert (tmp_path / "balances.csv").read_text() == piped.stdout
     assert (tmp_path / "balances.csv.checkpoint").read_text() == sealed + "\n"
-    checked = pontoon(store_settings, "verify", "--checkpoint",
-                      (tmp_path / "balances.csv.checkpoint").read_text(), cwd=tmp_path)
+    kept = (tmp_path / "balances.csv.checkpoint").read_text().strip()  # as "$(cat F)" reads
+    checked = pontoon(store_settings, "verify", "--checkpoint", kept, cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
