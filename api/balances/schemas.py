@@ -3,6 +3,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from api.schemas import download_format, list_limit, log_position, name_text
+from api.vocabulary import ACCOUNT_KIND, Choice
 from projections.balances import KINDS
 
 
@@ -32,7 +33,7 @@ class BalancesQuerySchema(Schema):
 class AccountBalanceSchema(Schema):
     account = fields.String(required=True, metadata={
         "description": "player:<id>, treasury, kitty:<table id> or escrow:<deal id>"})
-    kind = fields.String(required=True)
+    kind = Choice(ACCOUNT_KIND, required=True)
     owner = fields.String(allow_none=True)
     name = fields.String(allow_none=True)
     balance = fields.Integer(required=True, metadata={"description": "negative: a debt"})
