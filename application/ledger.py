@@ -16,12 +16,14 @@ from eventsourcing.persistence import IntegrityError
 
 from application.base import Decision, LedgerBase, Outcome, _expect, _hash, _postings_of
 from application.disputes import DisputeCommands
+from application.names import TableNames
 from application.tokens import TokenCommands
 from application.webhooks import WebhookCommands
 from domain.aggregates import (
     Account,
     DealAggregate,
     TableAggregate,
+    TableName,
     Token,
     kitty_id,
 )
@@ -37,7 +39,7 @@ def chip_count(amount: int) -> str:
     return f"{amount} chip{'' if amount == 1 else 's'}"
 
 
-class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
+class Ledger(TokenCommands, DisputeCommands, WebhookCommands, TableNames, LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------
@@ -103,9 +105,11 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
             _, decided = Table.open(table_id=table_id, name=name, seats=seats, banker=banker,
                                     rules=rules, pack=pack, seed=self.new_seed())
             table = TableAggregate.begin(decided, actor)
+            self._name_is_free(name)
             kitty = Account.open(id=kitty_id(table_id), kind="kitty", owner=table_id,
                                  name=f"kitty of {name}") if table.engine.rules.shoot else None
-            return [table, kitty], {"table_id": table_id, "version": table.version}
+            return [table, kitty, TableName.reserve(name, table_id)], {
+                "table_id": table_id, "version": table.version}
         return self._command("open_table", request, key, decide)
 
     def seat_player(self, table_id: str, player_id: str, after: str | None = None, *,

@@ -14,6 +14,7 @@ from domain.engine.table import Table
 class LedgerClub:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
+        self.tables = 0
 
     def register_player(self, name: str) -> str:
         return str(self.ledger.register_player(name).result["id"])
@@ -24,8 +25,11 @@ class LedgerClub:
     def open_table(self, name: str, seats: Sequence[str], *, banker: str | None = None,
                    rules: Mapping[str, Any] | None = None,
                    pack: Mapping[str, Any] | None = None) -> str:
-        return str(self.ledger.open_table(name=name, seats=seats, banker=banker, rules=rules,
-                                          pack=pack).result["table_id"])
+        # Open tables have unique names (decision 143): the rules' tests open several "t".
+        self.tables += 1
+        return str(self.ledger.open_table(name=f"{name} {self.tables}", seats=seats,
+                                          banker=banker, rules=rules, pack=pack
+                                          ).result["table_id"])
 
     def start_deal(self, table_id: str) -> str:
         return str(self.ledger.start_deal(table_id).result["deal_id"])
