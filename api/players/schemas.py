@@ -1,4 +1,4 @@
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 
 from api.schemas import (
     CommandAnswerSchema,
@@ -12,6 +12,7 @@ from api.schemas import (
     name_text,
     time_text,
 )
+from api.vocabulary import ENTRY_KIND, Choice
 
 
 class PlayerCreateSchema(Schema):
@@ -64,6 +65,12 @@ class StatementEntrySchema(PostingSchema):
     change = fields.Integer(required=True, metadata={"description": "+ credit, - debit"})
     balance = fields.Integer(required=True, attribute="balance_after",
                              metadata={"description": "running balance"})
+    table_name = fields.String(allow_none=True, metadata={
+        "description": "the table of the posting's deal (or of its kitty)"})
+    deal_number = fields.Integer(allow_none=True, metadata={
+        "description": "the number of the posting's deal at its table"})
+    dispute_id = fields.String(allow_none=True, metadata={
+        "description": "a correction (R11.4): the dispute it was decided in"})
 
 
 class StatementSchema(PageSchema):
@@ -72,7 +79,8 @@ class StatementSchema(PageSchema):
 
 class PlayersQuerySchema(Schema):
     name = name_text(metadata={
-        "description": "players whose name starts with this, in any case"})
+        "description": "players with a word of their name that starts with this, in any "
+                       "case (\"quinn\" finds Nora Quinn)"})
     after = fields.UUID(metadata={"description": "the `next` of the previous page"})
     limit = list_limit()
     min_position = log_position()
@@ -95,8 +103,7 @@ class StatementQuerySchema(HistoryQuerySchema):
 class DealNetSchema(Schema):
     """A player's (or a kitty's) net change in one deal, or one posting outside deals."""
 
-    kind = fields.String(required=True, validate=validate.OneOf(["deal", "posting",
-                                                                 "correction"]))
+    kind = Choice(ENTRY_KIND, required=True)
     deal_id = fields.String(allow_none=True)
     table_id = fields.String(allow_none=True)
     number = fields.Integer(allow_none=True, metadata={"description": "the deal's number"})
@@ -110,6 +117,12 @@ class DealNetSchema(Schema):
                              metadata={"description": "balance after the last posting"})
     rule = fields.String(allow_none=True, metadata={"description": "outside deals only"})
     reason = fields.String(allow_none=True, metadata={"description": "outside deals only"})
+    table_name = fields.String(allow_none=True, metadata={
+        "description": "the deal's table (a correction's: the disputed deal's)"})
+    deal_number = fields.Integer(allow_none=True, metadata={
+        "description": "the deal's number at its table, as `number`"})
+    dispute_id = fields.String(allow_none=True, metadata={
+        "description": "a correction (R11.4): the dispute it was decided in"})
 
 
 class DealNetsSchema(PageSchema):
