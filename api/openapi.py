@@ -57,6 +57,7 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
                 operation["security"] = []
                 responses.setdefault(429, http.HTTPStatus(429).name)  # a wrong token sent
                 responses.setdefault(400, http.HTTPStatus(400).name)  # a query parameter
+                responses.setdefault(500, http.HTTPStatus(500).name)
                 responses.setdefault(401 if path == "/v1/health" else 503,
                                      "UNAUTHORIZED" if path == "/v1/health"
                                      else "SERVICE_UNAVAILABLE")
