@@ -37,10 +37,10 @@ def players_page() -> Response:
                   next=rows[-1]["id"] if len(rows) == PAGE else None)
 
 
-def player_home(player_id: str) -> Response:
+def player_home(player_id: str, min_position: int | None = None) -> Response:
     """What a signed-in player sees first: their balance, their latest deals, the disputes
     on the deals they played in, and their sign-in tokens (by label)."""
-    store = read()
+    store = read(min_position)
     account = ledger().player_account(player_id)
     recent = deal_nets(store, f"player:{player_id}", limit=RECENT, descending=True)
     words = accounts_in_words(store)
