@@ -55,7 +55,19 @@ class BalanceSchema(Schema):
     position = fields.Integer(allow_none=True)
 
 
-class StatementEntrySchema(PostingSchema):
+class DealNamedSchema(Schema):
+    """Which deal a row is about, in words, and a correction's dispute (decision 142)."""
+
+    table_name = fields.String(allow_none=True, metadata={
+        "description": "the table of the row's deal (a correction's: the disputed deal's), "
+                       "or of its kitty"})
+    deal_number = fields.Integer(allow_none=True, metadata={
+        "description": "the number of the row's deal at its table"})
+    dispute_id = fields.String(allow_none=True, metadata={
+        "description": "a correction (R11.4): the dispute it was decided in"})
+
+
+class StatementEntrySchema(PostingSchema, DealNamedSchema):
     """A posting of the account, with the balance it left; recorded, so `at` and `position`
     are known. Dumped from a row of the statements read model."""
 
@@ -65,12 +77,6 @@ class StatementEntrySchema(PostingSchema):
     change = fields.Integer(required=True, metadata={"description": "+ credit, - debit"})
     balance = fields.Integer(required=True, attribute="balance_after",
                              metadata={"description": "running balance"})
-    table_name = fields.String(allow_none=True, metadata={
-        "description": "the table of the posting's deal (or of its kitty)"})
-    deal_number = fields.Integer(allow_none=True, metadata={
-        "description": "the number of the posting's deal at its table"})
-    dispute_id = fields.String(allow_none=True, metadata={
-        "description": "a correction (R11.4): the dispute it was decided in"})
 
 
 class StatementSchema(PageSchema):
@@ -100,7 +106,7 @@ class StatementQuerySchema(HistoryQuerySchema):
     pass
 
 
-class DealNetSchema(Schema):
+class DealNetSchema(DealNamedSchema):
     """A player's (or a kitty's) net change in one deal, or one posting outside deals."""
 
     kind = Choice(ENTRY_KIND, required=True)
@@ -117,12 +123,6 @@ class DealNetSchema(Schema):
                              metadata={"description": "balance after the last posting"})
     rule = fields.String(allow_none=True, metadata={"description": "outside deals only"})
     reason = fields.String(allow_none=True, metadata={"description": "outside deals only"})
-    table_name = fields.String(allow_none=True, metadata={
-        "description": "the deal's table (a correction's: the disputed deal's)"})
-    deal_number = fields.Integer(allow_none=True, metadata={
-        "description": "the deal's number at its table, as `number`"})
-    dispute_id = fields.String(allow_none=True, metadata={
-        "description": "a correction (R11.4): the dispute it was decided in"})
 
 
 class DealNetsSchema(PageSchema):
