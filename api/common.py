@@ -135,7 +135,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         (`<view>_csv`, decision 145). A client generated from the OpenAPI document decodes
         each operation's answer one way, so it downloads the CSV through this one; the
         read itself answers CSV too, to `format=csv` or `Accept: text/csv`."""
-        paging = [name for name in ("format", "after", "limit") if name in query._declared_fields]
+        paging = [name for name in ("format", "after", "limit") if name in query().fields]
 
         def download(loaded: dict[str, Any], *args: Any, **path: Any) -> Any:
             return view({**loaded, "format": "csv"}, *args, **path)
