@@ -17,21 +17,31 @@ def tokens() -> None:
 
 
 @tokens.command("create")
-@click.option("--role", type=click.Choice(["treasurer", "operator", "witness"]), required=True,
+@click.option("--role", type=click.Choice(["treasurer", "operator", "player", "witness"]),
+              required=True,
               help="witness: may only post cosignatures of checkpoints (pontoon witness).")
+@click.option("--player", "player", default=None, metavar="ID|NAME",
+              help="With --role player: the player, by id or by a name only one player has.")
 @click.option("--label", default=None, help="What the token is for (shown in the list).")
 @click.option("--expires-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
               default=None, help="When it stops working, with a zone: 2027-01-31T23:00:00+00:00.")
-def create_token(role: str, label: str | None, expires_at: datetime | None) -> None:
-    """Issue a token and print it once; only its SHA-256 is stored."""
-    from application.store import build_ledger
-    from config import Settings
+def create_token(role: str, player: str | None, label: str | None,
+                 expires_at: datetime | None) -> None:
+    """Issue a token and print it once; only its SHA-256 is stored. A player may hold
+    several tokens: a new one leaves the others working."""
+    from cli.common import player_named
     from domain.errors import PontoonError
 
-    ledger = build_ledger(Settings.from_env())
+    if (role == "player") != (player is not None):
+        raise click.UsageError("--player names the player of a player token, and only of one")
+    _, ledger, runner = open_projections()
     try:
-        click.echo(ledger.create_token(role, label=label, expires_at=expires_at)
-                   .result["token"])
+        player_id = None
+        if player is not None:
+            runner.catch_up()
+            player_id = player_named(runner.store, player)
+        click.echo(ledger.create_token(role, player_id=player_id, label=label,
+                                       expires_at=expires_at).result["token"])
     except PontoonError as error:
         raise click.ClickException(error.message) from None
     finally:

@@ -116,6 +116,11 @@ def _tokens(club: Club) -> Case:
     return Case("POST", "/v1/tokens", {"role": "operator"}, s.pat, s.quinn)
 
 
+def _player_tokens(club: Club) -> Case:
+    s = scene(club)
+    return Case("POST", f"/v1/players/{s.pat.id}/tokens", {"label": "phone"}, s.pat, s.quinn)
+
+
 def _tables_create(club: Club) -> Case:
     s = scene(club)
     return Case("POST", "/v1/tables", {"name": "Saturday", "seats": [s.pat.id, s.quinn.id]},
@@ -259,6 +264,7 @@ MATRIX: dict[str, tuple[Callable[[Club], Case], frozenset[str], tuple[str, ...]]
     "GET /v1/players/{id}/statement": (_statement, TREASURER_ONLY | {"self"}, ROLES),
     "GET /v1/balances": (_balances, TREASURER_ONLY, ROLES),
     "POST /v1/tokens": (_tokens, TREASURER_ONLY, ROLES),
+    "POST /v1/players/{id}/tokens": (_player_tokens, TREASURER_ONLY, ROLES),
     "POST /v1/tables": (_tables_create, STAFF, ROLES),
     "GET /v1/tables/{id}": (_table_get, EVERYONE, ROLES),
     # Lists of every table and of a table's deals are the staff's (decision 80)
@@ -282,7 +288,8 @@ MATRIX: dict[str, tuple[Callable[[Club], Case], frozenset[str], tuple[str, ...]]
     "GET /v1/deals/{id}/audit": (_audit, STAFF_AND_SELF, ROLES),
     "GET /v1/deals/{id}/history": (_history, STAFF_AND_SELF, ROLES),
     "POST /v1/deals/{id}/disputes": (_dispute, STAFF_AND_SELF, ROLES),
-    "GET /v1/disputes": (_disputes, TREASURER_ONLY, ROLES),
+    # A player lists the disputes on their own deals (decision 142).
+    "GET /v1/disputes": (_disputes, TREASURER_ONLY | {"self", "other"}, ROLES),
     "POST /v1/disputes/{id}/resolution": (_resolution, TREASURER_ONLY, ROLES),
     "GET /v1/events": (_events, STAFF, ROLES),
 }

@@ -10,8 +10,9 @@ from flask import g, request
 from werkzeug import Response
 
 from api.downloads import balances_download
-from api.histories import history
+from api.histories import described, history
 from api.web.pages.lookups import accounts_in_words, deal_labels, ledger, read
+from api.web.pages.players import tokens_shown
 from api.web.pages.session import EVERYONE, not_for_this_token, staff_page
 from api.web.pages.site import (
     arg_choice,
@@ -22,6 +23,7 @@ from api.web.pages.site import (
     bp,
     render,
 )
+from api.web.present import shown_reason
 from application.eventstore import checkpoint
 from projections.asof import standing
 from projections.balances import KINDS, balance_page, balance_totals
@@ -83,15 +85,17 @@ def player(player_id: UUID) -> Response:
         account = row["to_account"] if row["change"] < 0 else row["from_account"]
         return "the stakes on the table" if account.startswith("escrow:") \
             else words.name(account)
-    entries = [dict(row, other=other(row), deal=labels.get(row["deal_id"] or ""))
-               for row in rows]
+    entries = [dict(row, other=other(row), deal=labels.get(row["deal_id"] or ""),
+                    reason=shown_reason(row))
+               for row in described(store, rows)]
     forward = balance_at(store, name, position=after) if after and \
         choice["order"] == "asc" and choice["view"] == "postings" else None
     return render("player.html", player_id=str(player_id),
                   name=words.players.get(str(player_id), account.name),
                   balance=account.balance, entries=entries, after=after,
                   brought_forward=forward, filters=_filters(), view=choice["view"],
-                  next=rows[-1]["position"] if len(rows) == PAGE else None)
+                  next=rows[-1]["position"] if len(rows) == PAGE else None,
+                  tokens=tokens_shown(store, str(player_id)))
 
 
 @bp.get("/players/<uuid:player_id>/statement.csv")

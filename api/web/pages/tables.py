@@ -110,7 +110,7 @@ def _kitty(store: ReadStore, table_id: str, table_name: str) -> dict[str, Any]:
     whose = kitty_players(store, deal_ids)
     names = player_names(store)
     entries = [dict(e, deal=labels.get(e["deal_id"] or ""),
-                    reason=in_words(e["reason"], names.get(whose.get(e["posting_id"])
+                    reason=in_words(e, names.get(whose.get(e["posting_id"])
                                                            or player_of(e) or "")))
                for e in page]
     return {"chart": chart, "chart_by": by, "entries": entries, "changes": changes,
