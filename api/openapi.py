@@ -58,7 +58,7 @@ class ProblemResponses(BasePlugin):  # type: ignore[misc]
             responses = operation.setdefault("responses", {})
             if path in PUBLIC:
                 operation["security"] = []
-                for code in (400, 404, 409, 429, 503):
+                for code in (400, 404, 409, 429, 500, 503):
                     responses.setdefault(code, http.HTTPStatus(code).name)
                 continue
             if path in ("/v1/health", "/v1/health/ready"):
