@@ -119,9 +119,32 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]
         doc: dict[str, Any] = {"responses": {200: {"content": CSV}}} if csv else {}
         if query is None:
             doc["parameters"] = [MIN_POSITION]
-        return self._operation(rule, "GET", 200, answer,
-                               None if query is None else (query, "query"),
-                               doc=doc, headers=ETAG_HEADER if etag else None)
+        declare = self._operation(rule, "GET", 200, answer,
+                                  None if query is None else (query, "query"),
+                                  doc=doc, headers=ETAG_HEADER if etag else None)
+        if not csv or query is None:
+            return declare
+
+        def with_download(view: Callable[..., Any]) -> Any:
+            self._download(rule, view, query)
+            return declare(view)
+        return with_download
+
+    def _download(self, rule: str, view: Callable[..., Any], query: type[Schema]) -> None:
+        """`<rule>.csv`: the read's whole selection as CSV, an operation of its own
+        (`<view>_csv`, decision 145). A client generated from the OpenAPI document decodes
+        each operation's answer one way, so it downloads the CSV through this one; the
+        read itself answers CSV too, to `format=csv` or `Accept: text/csv`."""
+        paging = [name for name in ("format", "after", "limit") if name in query().fields]
+
+        def download(loaded: dict[str, Any], *args: Any, **path: Any) -> Any:
+            return view({**loaded, "format": "csv"}, *args, **path)
+        download.__name__ = download.__qualname__ = f"{view.__name__}_csv"
+        download.__doc__ = f"{(view.__doc__ or '').strip()} As CSV."
+        documented = self.arguments(query(exclude=paging), location="query")(download)
+        documented = self.doc(operationId=download.__name__, responses={
+            200: {"description": "the whole selection as CSV", "content": CSV}})(documented)
+        self.route(f"{rule}.csv", methods=["GET"])(documented)
 
     def command(self, rule: str, body: type[Schema] | None, answer: type[Schema], *,
                 status: int = 200, method: str = "POST",

@@ -19,12 +19,14 @@ from application.club import ClubCommands
 from application.contributions import ContributionCommands
 from application.disputes import DisputeCommands
 from application.eventstore import VersionConflict
+from application.names import TableNames
 from application.tokens import TokenCommands
 from application.webhooks import WebhookCommands
 from domain.aggregates import (
     Account,
     DealAggregate,
     TableAggregate,
+    TableName,
     Token,
     kitty_id,
 )
@@ -41,7 +43,7 @@ def chip_count(amount: int) -> str:
 
 
 class Ledger(TokenCommands, DisputeCommands, WebhookCommands, ContributionCommands,
-             ClubCommands, LedgerBase):
+             ClubCommands, TableNames, LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------
@@ -107,9 +109,11 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, ContributionComman
             _, decided = Table.open(table_id=table_id, name=name, seats=seats, banker=banker,
                                     rules=rules, pack=pack, seed=self.new_seed())
             table = TableAggregate.begin(decided, actor)
+            self._name_is_free(name)
             kitty = Account.open(id=kitty_id(table_id), kind="kitty", owner=table_id,
                                  name=f"kitty of {name}") if table.engine.rules.shoot else None
-            return [table, kitty], {"table_id": table_id, "version": table.version}
+            return [table, kitty, TableName.reserve(name, table_id)], {
+                "table_id": table_id, "version": table.version}
         return self._command("open_table", request, key, decide)
 
     def seat_player(self, table_id: str, player_id: str, after: str | None = None, *,

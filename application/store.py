@@ -30,7 +30,13 @@ def migrate(settings: Settings) -> list[str]:
     """Create the event store's tables and apply the versioned SQL of `migrations/`, once,
     as a deploy step (`pontoon migrate`). Returns the migrations applied now."""
     build_ledger(settings, create_tables=True).close()
-    return apply_migrations(settings)
+    applied = apply_migrations(settings)
+    ledger = build_ledger(settings)
+    try:
+        ledger.reserve_table_names()  # for tables opened before names were held
+    finally:
+        ledger.close()
+    return applied
 
 
 def apply_migrations(settings: Settings) -> list[str]:

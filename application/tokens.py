@@ -32,8 +32,8 @@ class TokenCommands(LedgerBase):
         _check_token_request(role, player_id, label, expires_at)
 
         def decide() -> Decision:
-            if player_id is not None:
-                self.player_account(player_id, referenced=True)
+            if player_id is not None:  # the token's holder: unknown is 404
+                self.player_account(player_id)
             secret = token or "pt_" + secrets.token_urlsafe(32)
             answer = {"token": secret, "role": role, "player_id": player_id, "label": label,
                       "expires_at": expires_at.isoformat() if expires_at else None}

@@ -271,6 +271,24 @@ def open_projections() -> tuple[Any, Any, Any]:
     return settings, ledger, Projections(ledger, store)
 
 
+def player_named(store: Any, given: str) -> str:
+    """`--player`: an id, or a name that exactly one player has (any case); a name that
+    several players share is refused, naming each of them by id."""
+    from uuid import UUID
+
+    from projections.export import players_named
+
+    try:
+        return str(UUID(given))
+    except ValueError:
+        found = players_named(store, given)
+    if len(found) != 1:
+        raise click.BadParameter(f"{len(found)} players are named {given!r}"
+                                 + (f": {', '.join(found)}; give the id" if found else ""),
+                                 param_hint="--player")
+    return found[0]
+
+
 # --- output a script can read -------------------------------------------------------------
 
 def output_console(file: Any = None) -> Console:

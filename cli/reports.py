@@ -62,20 +62,9 @@ def _reversed(start: str | None, end: str | None) -> None:
 
 def _player(store: object, given: str | None) -> str | None:
     """`--player`: an id, or a name that exactly one player has."""
-    from uuid import UUID
+    from cli.common import player_named
 
-    from projections.export import players_named
-
-    if given is None:
-        return None
-    try:
-        return str(UUID(given))
-    except ValueError:
-        found = players_named(store, given)  # type: ignore[arg-type]
-    if len(found) != 1:
-        raise click.BadParameter(f"{len(found)} players are named {given!r}"
-                                 + (f": {', '.join(found)}; give the id" if found else ""))
-    return found[0]
+    return None if given is None else player_named(store, given)
 
 
 PERIOD = [

@@ -7,7 +7,7 @@ from datetime import datetime
 import click
 from rich.console import Console
 
-from cli.common import emit_json, open_projections, opened_ledger, output_console, shape_option
+from cli.common import emit_json, open_projections, output_console, shape_option
 from cli.main import main
 
 
@@ -17,21 +17,35 @@ def tokens() -> None:
 
 
 @tokens.command("create")
-@click.option("--role", type=click.Choice(["treasurer", "operator", "witness"]), required=True,
+@click.option("--role", type=click.Choice(["treasurer", "operator", "player", "witness"]),
+              required=True,
               help="witness: may only post cosignatures of checkpoints (pontoon witness).")
+@click.option("--player", "player", default=None, metavar="ID|NAME",
+              help="With --role player: the player, by id or by a name only one player has.")
 @click.option("--label", default=None, help="What the token is for (shown in the list).")
 @click.option("--expires-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
               default=None, help="When it stops working, with a zone: 2027-01-31T23:00:00+00:00.")
-def create_token(role: str, label: str | None, expires_at: datetime | None) -> None:
-    """Issue a token and print it once; only its SHA-256 is stored."""
+def create_token(role: str, player: str | None, label: str | None,
+                 expires_at: datetime | None) -> None:
+    """Issue a token and print it once; only its SHA-256 is stored. A player may hold
+    several tokens: a new one leaves the others working."""
+    from cli.common import player_named
     from domain.errors import PontoonError
 
-    with opened_ledger() as (_, ledger):
-        try:
-            click.echo(ledger.create_token(role, label=label, expires_at=expires_at)
-                       .result["token"])
-        except PontoonError as error:
-            raise click.ClickException(error.message) from None
+    if (role == "player") != (player is not None):
+        raise click.UsageError("--player names the player of a player token, and only of one")
+    _, ledger, runner = open_projections()
+    try:
+        player_id = None
+        if player is not None:
+            runner.catch_up()
+            player_id = player_named(runner.store, player)
+        click.echo(ledger.create_token(role, player_id=player_id, label=label,
+                                       expires_at=expires_at).result["token"])
+    except PontoonError as error:
+        raise click.ClickException(error.message) from None
+    finally:
+        ledger.close()
 
 
 @tokens.command("list")

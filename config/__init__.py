@@ -82,7 +82,7 @@ class Settings:
 
         return cls(
             database_url=env.get("PONTOON_DATABASE_URL", DEFAULT_DATABASE_URL),
-            treasurer_token=env.get("PONTOON_TREASURER_TOKEN") or None,
+            treasurer_token=_treasurer_token(env.get("PONTOON_TREASURER_TOKEN") or None),
             host=env.get("PONTOON_HOST", "127.0.0.1"),
             port=whole("PONTOON_PORT", "8000"),
             log_level=env.get("PONTOON_LOG_LEVEL", "INFO"),
@@ -183,6 +183,20 @@ def advisory_key(purpose: str, schema: str) -> int:
     and the store's schema (the read models' election; the event log's insert lock)."""
     digest = hashlib.sha256(f"pontoon-{purpose}:{schema}".encode()).digest()
     return int.from_bytes(digest[:8], "big", signed=True)
+
+
+TOKEN_LENGTH_MIN = 32  # a bearer token someone chose: long enough not to be guessed
+
+
+def _treasurer_token(token: str | None) -> str | None:
+    """The first treasurer's token, chosen outside: at least 32 characters (the tokens the
+    service makes are 46), never something a person can guess in a few tries."""
+    if token is not None and len(token.strip()) < TOKEN_LENGTH_MIN:
+        raise ValueError(f"PONTOON_TREASURER_TOKEN must be at least {TOKEN_LENGTH_MIN} "
+                         f"characters, not {len(token.strip())}: make one with `pontoon tokens "
+                         "create --role treasurer`, or `python3 -c 'import secrets; "
+                         "print(\"pt_\" + secrets.token_urlsafe(32))'`")
+    return token
 
 
 def _query(query: str) -> dict[str, str]:

@@ -17,7 +17,7 @@ from uuid import UUID
 from domain.aggregates import DealAggregate, TableAggregate, posting_id
 from domain.engine import facts as f
 from domain.engine.deal import Deal
-from domain.engine.postings import Posting, net_changes
+from domain.engine.postings import Posting, net_changes, reason_in_words
 from domain.engine.shuffle import mixed_seed
 from domain.engine.verification import verify_deal
 from domain.errors import PontoonError
@@ -225,9 +225,10 @@ def _postings(deal_id: str, rows: list[dict[str, Any]], history: list[f.Fact],
         for index, p in enumerate(fact.carried_postings()):
             key = posting_id(UUID(deal_id), row["version"], index)
             entry = entries.get(key, row)
-            out.append({**p.to_dict(), "id": key,
+            reason = reason_in_words(p.reason, p.hand)
+            out.append({**p.to_dict(), "reason": reason, "id": key,
                         "at": entry["at"], "position": entry["position"], "deal_id": deal_id,
-                        "explanation": explanation(p.to_dict(), p.reason, names)})
+                        "explanation": explanation(p.to_dict(), reason, names)})
     return out
 
 

@@ -132,12 +132,14 @@ def account_exists(store: ReadStore, account: str) -> bool:
 
 def players(store: ReadStore, *, name: str | None = None, after: str | None = None,
             limit: int = 50) -> list[dict[str, Any]]:
-    """Players by name (case-insensitive), optionally those whose name starts with `name`;
+    """Players by name (case-insensitive), optionally those with a word of their name that
+    starts with `name` ("quinn" finds Nora Quinn; words are parted by spaces and hyphens);
     cursor paging on the player id after which the page starts."""
     where, params = "kind = 'player'", []
     if name:
-        where += " AND name_key LIKE %s ESCAPE '\\'"
-        params.append(like_prefix(name))
+        where += (" AND (name_key LIKE %s ESCAPE '\\' OR name_key LIKE %s ESCAPE '\\' "
+                  "OR name_key LIKE %s ESCAPE '\\')")
+        params += [like_prefix(name), "% " + like_prefix(name), "%-" + like_prefix(name)]
     if after is not None:
         where += (" AND (name_key, account) > (SELECT name_key, account FROM accounts "
                   "WHERE account = %s)")

@@ -42,30 +42,47 @@ def disputes(store: ReadStore, status: str | None = None) -> list[dict[str, Any]
 
 
 def dispute_page(store: ReadStore, *, status: str | None = None, deal_id: str | None = None,
-                 after: int | None = None, limit: int = 50, descending: bool = False,
-                 table_id: str | None = None, start: str | None = None,
-                 end: str | None = None) -> list[dict[str, Any]]:
+                 player_id: str | None = None, after: int | None = None, limit: int = 50,
+                 descending: bool = False, table_id: str | None = None,
+                 start: str | None = None, end: str | None = None) -> list[dict[str, Any]]:
     """Disputes oldest (or newest) first, by status, deal, table and when raised ([start,
-    end)); cursor: the position that raised the last dispute of the previous page."""
+    end)), and those on the deals one player played in (as banker or dealt in); cursor: the
+    position that raised the last dispute of the previous page."""
     where, params = "1 = 1", list[Any]()
-    for column, value in (("status", status), ("deal_id", deal_id)):
+    for column, value in (("d.status", status), ("d.deal_id", deal_id)):
         if value is not None:
             where += f" AND {column} = %s"
             params.append(value)
     if table_id is not None:
-        where += " AND deal_id IN (SELECT deal_id FROM deals WHERE table_id = %s)"
+        where += " AND d.deal_id IN (SELECT deal_id FROM deals WHERE table_id = %s)"
         params.append(table_id)
     for bound, value in ((">=", start), ("<", end)):
         if value is not None:
-            where += f" AND raised_at {bound} %s"
+            where += f" AND d.raised_at {bound} %s"
             params.append(value)
+    if player_id is not None:
+        # A deal's players are a JSON list of ids; an id is found in it as itself, quoted.
+        where += " AND (x.banker = %s OR x.players LIKE %s)"
+        params += [player_id, f'%"{player_id}"%']
     if after is not None:
-        where += " AND raised_position < %s" if descending else " AND raised_position > %s"
+        where += " AND d.raised_position < %s" if descending else " AND d.raised_position > %s"
         params.append(after)
     order = "DESC" if descending else "ASC"
-    rows = store.rows(f"SELECT * FROM disputes WHERE {where} ORDER BY raised_position {order} "
-                      "LIMIT %s", (*params, limit))
+    joined = " JOIN deals x ON x.deal_id = d.deal_id" if player_id is not None else ""
+    rows = store.rows(f"SELECT d.* FROM disputes d{joined} WHERE {where} "
+                      f"ORDER BY d.raised_position {order} LIMIT %s", (*params, limit))
     return [_loaded(row) for row in rows]
+
+
+def corrections_by_posting(store: ReadStore, deal_ids: set[str]) -> dict[str, str]:
+    """The dispute each correcting posting of these deals was decided in, by posting id."""
+    if not deal_ids:
+        return {}
+    marks = ", ".join(["%s"] * len(deal_ids))
+    rows = store.rows("SELECT dispute_id, corrections FROM disputes WHERE status = 'resolved' "
+                      f"AND deal_id IN ({marks})", sorted(deal_ids))
+    return {correction["id"]: row["dispute_id"] for row in rows
+            for correction in json.loads(row["corrections"] or "[]")}
 
 
 def disputes_of_deal(store: ReadStore, deal_id: str, names: dict[str, str]

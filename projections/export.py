@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import IO, Any
 
+from domain.engine.postings import reason_in_words
 from projections.audit import escrow_balances_at
 from projections.balances import KIND_RANK
 from projections.spreadsheet import SafeWriter
@@ -54,6 +55,7 @@ def _postings(store: ReadStore, kind: str, selection: Selection, names: Names,
         table_id = entry["table_id"] or names.table_of(entry["deal_id"])  # corrections
         shown = "" if not entry["deal_id"] or table_id not in fair else \
             str(fair[table_id]).lower()
+        entry["reason"] = reason_in_words(entry["reason"], entry["hand"])
         writer.writerow([*(entry[c] for c in columns), shown,
                          names.account(entry["account"]),
                          names.account(entry["from_account"]),

@@ -10,22 +10,49 @@ secrets) are not part of the feed.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Sequence
 from typing import Any
 
+from eventsourcing.domain import DomainEvent
+
+from domain.aggregates.base import PINNED
 from projections.audit import deal_row
 from projections.base import EventLog, at
 from projections.store import ReadStore
 
-HIDDEN_TOPICS = ("domain.aggregates:Token.", "domain.aggregates:Receipt.",
-                 "domain.aggregates:Webhook.")
+HIDDEN = ("Token", "Receipt", "Webhook", "TableName")
+HIDDEN_TOPICS = tuple(f"domain.aggregates:{name}." for name in HIDDEN)
 SHORT_NAMES = {"DealAggregate": "Deal", "TableAggregate": "Table"}
 
 
-def events(ledger: EventLog, store: ReadStore, *, after: int, limit: int
-           ) -> tuple[list[dict[str, Any]], int | None]:
-    """Up to `limit` events after position `after`, and the cursor for the next page."""
-    page = ledger.recorder.select_notifications(start=after + 1, limit=limit)
+@functools.cache
+def feed_types() -> dict[str, str]:
+    """Every type the feed shows (`Deal.CardDealt`), with the topic its events are stored
+    under: each event class of each aggregate the feed shows, but the bases others extend
+    and the `Event` and `Created` classes the library makes for every aggregate."""
+    types = {}
+    for name, aggregate in sorted(PINNED.items()):
+        if name in HIDDEN:
+            continue
+        classes = [value for key, value in vars(aggregate).items()
+                   if isinstance(value, type) and issubclass(value, DomainEvent)
+                   and key not in ("Event", "Created")]
+        for cls in classes:
+            if not any(other is not cls and issubclass(other, cls) for other in classes):
+                topic: str = getattr(cls, "TOPIC")  # noqa: B009 (set by `pinned`)
+                types[f"{SHORT_NAMES.get(name, name)}.{cls.__name__}"] = topic
+    return types
+
+
+def events(ledger: EventLog, store: ReadStore, *, after: int, limit: int,
+           types: Sequence[str] = ()) -> tuple[list[dict[str, Any]], int | None]:
+    """Up to `limit` events after position `after` (of `types` only, when given: names
+    `feed_types` knows), and the cursor for the next page."""
+    known = feed_types()
+    topics = [known[name] for name in types]
+    page = ledger.recorder.select_notifications(start=after + 1, limit=limit, topics=topics)
     settled: dict[str, bool] = {}
     sat_out: dict[str, set[str]] = {}
     items = []

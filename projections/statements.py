@@ -80,6 +80,7 @@ def deal_nets(store: ReadStore, account: str, *, after: int | None = None, limit
         "SELECT MAX(deal_id) AS deal_id, MAX(table_id) AS table_id, MIN(at) AS at, "
         "MAX(at) AS last_at, MIN(position) AS first_position, MAX(position) AS position, "
         "SUM(change) AS net, COUNT(*) AS postings, MIN(rule) AS rule, MIN(reason) AS reason, "
+        "MIN(posting_id) AS posting_id, "
         f"MAX(CASE WHEN rule = 'R11.4' THEN 1 ELSE 0 END) AS correction FROM postings "
         f"WHERE {where} GROUP BY {_GROUP}{having} ORDER BY MAX(position) {order} LIMIT %s",
         (*params, limit))

@@ -43,3 +43,10 @@ def token_key(store: ReadStore, principal_id: str) -> str | None:
     """The id of the token's aggregate (derived from its hash: never shown)."""
     rows = store.rows("SELECT token_key FROM tokens WHERE id = %s", (principal_id,))
     return str(rows[0]["token_key"]) if rows else None
+
+
+def player_tokens(store: ReadStore, player_id: str) -> list[dict[str, Any]]:
+    """A player's tokens in the order issued (never the token itself: its label, when it
+    was issued, until when, and whether it was revoked)."""
+    return store.rows(f"SELECT {COLUMNS} FROM tokens WHERE player_id = %s "  # noqa: S608
+                      "ORDER BY position", (player_id,))

@@ -162,8 +162,11 @@ class LedgerClub:
     def open_table(self, name: str, seats: Sequence[str], *, banker: str | None = None,
                    rules: Mapping[str, Any] | None = None,
                    pack: Mapping[str, Any] | None = None) -> str:
-        return str(self.ledger.open_table(name=name, seats=seats, banker=banker, rules=rules,
-                                          pack=pack).result["table_id"])
+        # Open tables have unique names (decision 143): rule tests open several "t".
+        self._tables = getattr(self, "_tables", 0) + 1
+        return str(self.ledger.open_table(name=f"{name} {self._tables}", seats=seats,
+                                          banker=banker, rules=rules, pack=pack
+                                          ).result["table_id"])
 
     def seat(self, table_id: str, player_id: str, after: str | None = None) -> None:
         self.ledger.seat_player(table_id, player_id, after)

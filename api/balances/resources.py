@@ -15,10 +15,11 @@ from projections.asof import standing
 from projections.balances import balance_page, balance_totals
 from projections.store import ReadStore
 
-blp = Blueprint("balances", __name__, url_prefix="/v1/balances", description="Balances")
+# Prefixed /v1 (not /v1/balances) so that the download's path is /v1/balances.csv.
+blp = Blueprint("balances", __name__, url_prefix="/v1", description="Balances")
 
 
-@blp.read("", BalancesSchema, query=BalancesQuerySchema, csv=True)
+@blp.read("/balances", BalancesSchema, query=BalancesQuerySchema, csv=True)
 def all_balances(query: dict[str, Any]) -> Any:
     """Balances of the accounts of `kind` (cursor paging); `total` and `debts` cover every
     account whatever the filter, and the total is 0 (R11.1)."""

@@ -5,6 +5,7 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate
 from api.calendar import OutOfRange, as_of_cutoff, club_calendar
 from api.inputs import QueryRefusal
 from api.schemas import Moment, download_format, list_limit, log_position, name_text
+from api.vocabulary import ACCOUNT_KIND, Choice
 from projections.balances import KINDS
 
 
@@ -52,7 +53,7 @@ class BalancesQuerySchema(Schema):
 class AccountBalanceSchema(Schema):
     account = fields.String(required=True, metadata={
         "description": "player:<id>, treasury, kitty:<table id> or escrow:<deal id>"})
-    kind = fields.String(required=True)
+    kind = Choice(ACCOUNT_KIND, required=True)
     owner = fields.String(allow_none=True)
     name = fields.String(allow_none=True)
     balance = fields.Integer(required=True, metadata={"description": "negative: a debt"})

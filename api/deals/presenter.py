@@ -18,6 +18,7 @@ from api.auth import Principal, principal
 from api.common import Shown, ledger, shown
 from application import Ledger, Outcome
 from domain.aggregates import DealAggregate, posting_id
+from domain.engine.postings import reason_in_words
 
 
 def _cards(cards: list[str], face_up: list[bool], visible: bool) -> list[str | None]:
@@ -83,7 +84,8 @@ def _settlement(deal: DealAggregate) -> dict[str, Any]:
         voided.postings if voided is not None else []
     version = deal.ended["version"]
     return {"postings": [
-        {**p.to_dict(), "id": posting_id(deal.id, version, index), "at": deal.ended["at"],
+        {**p.to_dict(), "reason": reason_in_words(p.reason, p.hand),
+         "id": posting_id(deal.id, version, index), "at": deal.ended["at"],
          "position": None, "deal_id": deal.engine.deal_id}
         for index, p in enumerate(postings)]}
 

@@ -1,4 +1,4 @@
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 
 from api.schemas import (
     AMOUNT_MAX,
@@ -10,7 +10,7 @@ from api.schemas import (
     small_number,
     time_text,
 )
-from domain.engine.deal import ACTIONS
+from api.vocabulary import ACTION, DISPUTE_DECISION, DISPUTE_STATUS, HAND_STATUS, PHASE, Choice
 
 CARD = fields.String(allow_none=True, metadata={
     "description": "R1.3 notation (AS, 10H); null where the card is face down to this viewer"})
@@ -19,7 +19,7 @@ CARD = fields.String(allow_none=True, metadata={
 class ActionSchema(Schema):
     player_id = fields.UUID(required=True, metadata={"description": "who acts; the banker "
                                                                      "names themselves"})
-    action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
+    action = Choice(ACTION, required=True)
     hand = small_number(0, AMOUNT_MAX, metadata={
         "description": "default: the hand in play; a hand the player does not hold is 422 "
                        "naming the action's rule, one held but not in turn 409"})
@@ -46,8 +46,7 @@ class HandSchema(Schema):
     cards = fields.List(CARD, required=True)
     stake = fields.Integer(required=True)
     shoot_bet = fields.Integer(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(
-        ["open", "stuck", "bust", "five_card_trick", "pontoon", "royal_pontoon"]))
+    status = Choice(HAND_STATUS, required=True)
     bought = fields.List(fields.Integer(), required=True)
     twisted = fields.Boolean(required=True)
 
@@ -69,8 +68,7 @@ class DealSchema(CommandAnswerSchema):
     id = fields.String(required=True)
     table_id = fields.String(required=True)
     number = fields.Integer(required=True)
-    phase = fields.String(required=True, validate=validate.OneOf(
-        ["staking", "doubling", "shooting", "playing", "banker", "settled", "void"]))
+    phase = Choice(PHASE, required=True)
     turn = fields.Nested(TurnSchema, allow_none=True, required=True)
     banker = fields.Nested(BankerSchema, required=True)
     players = fields.List(fields.Nested(SeatHandsSchema), required=True)
@@ -131,9 +129,9 @@ class VerificationSchema(Schema):
 
 class AuditDisputeSchema(Schema):
     id = fields.String(required=True)
-    status = fields.String(required=True)
+    status = Choice(DISPUTE_STATUS, required=True)
     reason = fields.String(required=True)
-    decision = fields.String(allow_none=True)
+    decision = Choice(DISPUTE_DECISION, allow_none=True)
     note = fields.String(allow_none=True)
     allow_debt = fields.Boolean(allow_none=True)
     corrections = fields.List(fields.Nested(AuditPostingSchema), required=True, metadata={
@@ -147,7 +145,7 @@ class AuditSchema(Schema):
     deal_id = fields.String(required=True)
     table_id = fields.String(required=True)
     number = fields.Integer(required=True)
-    phase = fields.String(required=True)
+    phase = Choice(PHASE, required=True)
     banker = fields.String(required=True)
     players = fields.List(fields.String(), required=True)
     timeline = fields.List(fields.Nested(MomentSchema), required=True)
@@ -167,7 +165,7 @@ class AuditSchema(Schema):
 class LegalActionSchema(Schema):
     player_id = fields.String(required=True)
     hand = fields.Integer(required=True)
-    action = fields.String(required=True)
+    action = Choice(ACTION, required=True)
     amount_min = fields.Integer(allow_none=True, metadata={
         "description": "for split: the smallest shoot bet on the new hand (optional); null "
                        "for a stake: the player holds less than the minimum stake, and their "
@@ -176,7 +174,7 @@ class LegalActionSchema(Schema):
 
 
 class LegalActionsSchema(Schema):
-    phase = fields.String(required=True)
+    phase = Choice(PHASE, required=True)
     complete = fields.Boolean(required=True, metadata={
         "description": "false: actions that depend on face-down cards are left out"})
     items = fields.List(fields.Nested(LegalActionSchema), required=True)

@@ -40,12 +40,14 @@ def raise_dispute(body: dict[str, Any], deal_id: UUID) -> Outcome:
 
 @blp.read("/disputes", DisputesSchema, query=DisputesQuerySchema)
 def dispute_queue(query: dict[str, Any]) -> dict[str, Any]:
-    """Disputes, oldest first, by status and deal (the treasurer's queue); cursor paging."""
-    require("treasurer")
+    """Disputes, oldest first, by status and deal: the treasurer's queue, or for a player
+    the disputes on the deals they played in (whoever raised them); cursor paging."""
+    who = require("treasurer", "player")
     deal_id = query.get("deal_id")
     rows = dispute_page(read_store(query.get("min_position")), status=query.get("status"),
                         deal_id=None if deal_id is None else str(deal_id),
-                        after=query.get("after"), limit=query["limit"])
+                        player_id=who.player_id, after=query.get("after"),
+                        limit=query["limit"])
     return page(with_club_days(rows, "raised_at"), query["limit"], key="raised_position")
 
 

@@ -12,6 +12,7 @@ from api.schemas import (
     log_position,
     time_text,
 )
+from api.vocabulary import DISPUTE_DECISION, DISPUTE_STATUS, Choice
 
 
 class DisputeCreateSchema(Schema):
@@ -20,7 +21,7 @@ class DisputeCreateSchema(Schema):
 
 class DisputeCreatedSchema(CommandAnswerSchema):
     id = fields.String(required=True)
-    status = fields.String(required=True)
+    status = Choice(DISPUTE_STATUS, required=True)
     deal_id = fields.String(required=True)
 
 
@@ -31,7 +32,7 @@ class CorrectionSchema(Schema):
 
 
 class ResolutionSchema(Schema):
-    decision = fields.String(required=True, validate=validate.OneOf(["upheld", "rejected"]))
+    decision = Choice(DISPUTE_DECISION, required=True)
     note = free_text(required=True)
     corrections = fields.List(fields.Nested(CorrectionSchema), load_default=list,
                               validate=validate.Length(max=50), metadata={
@@ -52,8 +53,8 @@ class CorrectionPostedSchema(Schema):
 
 class ResolvedSchema(CommandAnswerSchema):
     id = fields.String(required=True)
-    status = fields.String(required=True)
-    decision = fields.String(required=True)
+    status = Choice(DISPUTE_STATUS, required=True)
+    decision = Choice(DISPUTE_DECISION, required=True)
     corrections = fields.List(fields.Nested(CorrectionPostedSchema), required=True)
     allow_debt = fields.Boolean(required=True)
 
@@ -65,8 +66,8 @@ class DisputeSchema(Schema):
     deal_id = fields.String(required=True)
     raised_by = fields.String(required=True)
     reason = fields.String(required=True)
-    status = fields.String(required=True)
-    decision = fields.String(allow_none=True)
+    status = Choice(DISPUTE_STATUS, required=True)
+    decision = Choice(DISPUTE_DECISION, allow_none=True)
     note = fields.String(allow_none=True)
     corrections = fields.List(fields.Nested(CorrectionPostedSchema), required=True)
     resolved_by = fields.String(allow_none=True)
@@ -91,7 +92,7 @@ class DisputesSchema(PageSchema):
 
 
 class DisputesQuerySchema(Schema):
-    status = fields.String(validate=validate.OneOf(["open", "resolved"]))
+    status = Choice(DISPUTE_STATUS)
     deal_id = fields.UUID(metadata={"description": "the disputes about one deal"})
     after = log_position(metadata={"description": "the `next` of the previous page"})
     limit = list_limit()

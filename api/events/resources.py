@@ -7,18 +7,19 @@ from typing import Any
 from api.auth import require
 from api.calendar import with_club_days
 from api.common import Blueprint, ledger
-from api.events.schemas import EventsSchema
+from api.events.schemas import EventsQuerySchema, EventsSchema
 from api.reads import read_store
-from api.schemas import CursorQuerySchema
 from projections.feed import events
 
 blp = Blueprint("events", __name__, url_prefix="/v1/events", description="Event feed")
 
 
-@blp.read("", EventsSchema, query=CursorQuerySchema)
+@blp.read("", EventsSchema, query=EventsQuerySchema)
 def event_log(query: dict[str, Any]) -> dict[str, Any]:
-    """Events after `after`, in order; face-down cards stay hidden until settled."""
+    """Events after `after`, in order, of the types asked for (all by default); face-down
+    cards stay hidden until settled."""
     require("operator")
     items, next_after = events(ledger(), read_store(query.get("min_position")),
-                               after=query["after"], limit=query["limit"])
+                               after=query["after"], limit=query["limit"],
+                               types=query.get("type", ()))
     return {"items": with_club_days(items, "at"), "next": next_after}

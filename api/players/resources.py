@@ -33,6 +33,7 @@ from api.players.schemas import (
     StatementSchema,
 )
 from api.reads import page, read_store
+from api.tokens.schemas import PlayerTokenCreateSchema, TokenSchema
 from application import Outcome
 from domain.errors import NotAllowed
 from projections.balances import players
@@ -55,6 +56,15 @@ def get_player(player_id: UUID) -> Shown:
     account = ledger().player_account(str(player_id))
     player = {"id": str(player_id), "name": account.name, "balance": account.balance}
     return player, etag(account.version)
+
+
+@blp.command("/<uuid:player_id>/tokens", PlayerTokenCreateSchema, TokenSchema, status=201)
+def issue_player_token(body: dict[str, Any], player_id: UUID) -> Outcome:
+    """The treasurer issues a player another sign-in token, shown once: a player may hold
+    several (a phone, a laptop) and lose one; revoking one leaves the others working."""
+    require("treasurer")
+    return ledger().create_token("player", player_id=str(player_id), label=body.get("label"),
+                                 expires_at=body.get("expires_at"), key=creation_key())
 
 
 def _chips_answer(outcome: Outcome) -> Shown:
@@ -105,7 +115,8 @@ def player_balance(query: dict[str, Any], player_id: UUID) -> dict[str, Any]:
 
 @blp.read("", PlayersSchema, query=PlayersQuerySchema)
 def list_players(query: dict[str, Any]) -> dict[str, Any]:
-    """Players by name, or those whose name starts with `name` (any case); cursor paging."""
+    """Players by name, or those with a word of their name that starts with `name` (any
+    case: "quinn" finds Nora Quinn); cursor paging."""
     require("operator")
     rows = players(read_store(query.get("min_position")), name=query.get("name"),
                    after=None if query.get("after") is None else str(query["after"]),

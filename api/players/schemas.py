@@ -1,4 +1,4 @@
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
 
 from api.schemas import (
     CommandAnswerSchema,
@@ -13,6 +13,7 @@ from api.schemas import (
     name_text,
     time_text,
 )
+from api.vocabulary import ENTRY_KIND, Choice
 
 
 class PlayerCreateSchema(Schema):
@@ -55,7 +56,19 @@ class BalanceSchema(Schema):
     position = fields.Integer(allow_none=True)
 
 
-class StatementEntrySchema(PostingSchema):
+class DealNamedSchema(Schema):
+    """Which deal a row is about, in words, and a correction's dispute (decision 142)."""
+
+    table_name = fields.String(allow_none=True, metadata={
+        "description": "the table of the row's deal (a correction's: the disputed deal's), "
+                       "or of its kitty"})
+    deal_number = fields.Integer(allow_none=True, metadata={
+        "description": "the number of the row's deal at its table"})
+    dispute_id = fields.String(allow_none=True, metadata={
+        "description": "a correction (R11.4): the dispute it was decided in"})
+
+
+class StatementEntrySchema(PostingSchema, DealNamedSchema):
     """A posting of the account, with the balance it left; recorded, so `at` and `position`
     are known. Dumped from a row of the statements read model."""
 
@@ -74,7 +87,8 @@ class StatementSchema(PageSchema):
 
 class PlayersQuerySchema(Schema):
     name = name_text(metadata={
-        "description": "players whose name starts with this, in any case"})
+        "description": "players with a word of their name that starts with this, in any "
+                       "case (\"quinn\" finds Nora Quinn)"})
     after = fields.UUID(metadata={"description": "the `next` of the previous page"})
     limit = list_limit()
     min_position = log_position()
@@ -94,11 +108,10 @@ class StatementQuerySchema(HistoryQuerySchema):
     pass
 
 
-class DealNetSchema(Schema):
+class DealNetSchema(DealNamedSchema):
     """A player's (or a kitty's) net change in one deal, or one posting outside deals."""
 
-    kind = fields.String(required=True, validate=validate.OneOf(["deal", "posting",
-                                                                 "correction"]))
+    kind = Choice(ENTRY_KIND, required=True)
     deal_id = fields.String(allow_none=True)
     table_id = fields.String(allow_none=True)
     number = fields.Integer(allow_none=True, metadata={"description": "the deal's number"})

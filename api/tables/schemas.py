@@ -14,6 +14,7 @@ from api.schemas import (
     name_text,
     time_text,
 )
+from api.vocabulary import PACK_MODE, PHASE, Choice
 from domain.engine.rules import BURN_OPTIONS, PONTOON_KINDS, SPLIT_OPTIONS
 from domain.engine.table_state import KEPT_PACKS
 
@@ -42,8 +43,7 @@ class RulesSchema(Schema):
 
 
 class PackSchema(Schema):
-    mode = fields.String(load_default="shuffled",
-                         validate=validate.OneOf(["shuffled", "ordered", "recorded"]))
+    mode = Choice(PACK_MODE, load_default="shuffled")
     cards = card_codes()
 
 
@@ -69,8 +69,18 @@ class ContributedSchema(Schema):
     value = fields.String(required=True, metadata={"description": "64 hex digits"})
 
 
+class RevealedPackSchema(Schema):
+    commitment = fields.String(required=True)
+    seed = fields.String(required=True)
+
+
+class AuctionBidSchema(Schema):
+    player_id = fields.String(required=True)
+    price = fields.Integer(required=True)
+
+
 class PackViewSchema(Schema):
-    mode = fields.String(required=True)
+    mode = Choice(PACK_MODE, required=True)
     commitment = fields.String(allow_none=True, metadata={
         "description": "SHA-256 of the current pack's secret seed (R1.7)"})
     contributions = fields.List(fields.Nested(ContributedSchema), required=True, metadata={
@@ -79,7 +89,7 @@ class PackViewSchema(Schema):
     accepting_contributions = fields.Boolean(required=True, metadata={
         "description": "true between the pack's commitment and its first card: seated "
                        "players may add theirs (POST /v1/tables/{id}/contributions)"})
-    revealed = fields.List(fields.Dict(), metadata={
+    revealed = fields.List(fields.Nested(RevealedPackSchema), metadata={
         "description": f"the last {KEPT_PACKS} earlier packs' commitments with their now "
                        "public seeds, oldest first; every pack: GET /v1/tables/{id}/packs"})
 
@@ -94,7 +104,7 @@ class TableSchema(CommandAnswerSchema):
     deal_id = fields.String(allow_none=True)
     deals_played = fields.Integer(required=True)
     pack = fields.Nested(PackViewSchema, required=True)
-    auction = fields.List(fields.Dict(), allow_none=True, metadata={
+    auction = fields.List(fields.Nested(AuctionBidSchema), allow_none=True, metadata={
         "description": "bids of an open auction of the bank (R9.10), else null"})
     version = fields.Integer(required=True)
 
@@ -193,9 +203,7 @@ class DealListedSchema(Schema):
     id = fields.String(required=True, attribute="deal_id")
     table_id = fields.String(required=True)
     number = fields.Integer(required=True)
-    phase = fields.String(required=True, metadata={
-        "description": "as in the deal view: staking, doubling, shooting, playing, banker, "
-                       "settled or void"})
+    phase = Choice(PHASE, required=True, metadata={"description": "as in the deal view"})
     banker = fields.String(required=True)
     players = fields.List(fields.String(), required=True)
     started_at = time_text(required=True)

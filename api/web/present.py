@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from domain.engine import facts as f
+from domain.engine.postings import reason_in_words
 
 SUITS = {"S": ("♠", "spades", False), "H": ("♥", "hearts", True),
          "D": ("♦", "diamonds", True), "C": ("♣", "clubs", False)}
@@ -176,13 +176,20 @@ def describe(event: str, fact: dict[str, Any], names: dict[str, str]) -> str:
     return words.format_map(told) if isinstance(words, str) else words(told)
 
 
-_HAND = re.compile(r"\bhand (\d+)\b")
-
-
-def in_words(reason: str, who: str | None = None) -> str:
-    """A recorded reason as people count: hands from 1 (the rules engine counts from 0),
-    and the player named when the posting itself names none (a kitty's entries)."""
-    text = _HAND.sub(lambda m: f"hand {int(m.group(1)) + 1}", reason)
+def in_words(entry: dict[str, Any], who: str | None = None) -> str:
+    """A recorded reason as people read it: hands from 1 (the rules engine counts from 0,
+    decision 144), and the player named when the posting itself names none (a kitty's
+    entries)."""
+    text = reason_in_words(entry["reason"], entry.get("hand"))
     if not who:
         return text
     return f"{who}'s {text}" if text.startswith("hand ") else f"{who}: {text}"
+
+
+def shown_reason(row: dict[str, Any]) -> str | None:
+    """A statement row's reason on a page, once `described` (api/histories.py) put it in
+    words: a correction's without the id of its dispute, which the row names by its deal."""
+    text = row.get("reason")
+    if text is not None and row.get("rule") == "R11.4" and row.get("dispute_id"):
+        text = text.replace(f"correction decided in dispute {row['dispute_id']}: ", "", 1)
+    return text

@@ -2,19 +2,20 @@ from marshmallow import Schema, fields, validate
 
 from api.inputs import Bounds, Text
 from api.schemas import CommandAnswerSchema, PageSchema
+from api.vocabulary import WEBHOOK_EVENT, WEBHOOK_STATUS, Choice
 from domain.aggregates.webhook import EVENT_TYPES, URL_LENGTH_MAX
 
 
 class WebhookCreateSchema(Schema):
     url = Text(required=True, length_max=URL_LENGTH_MAX)  # no control characters either
-    events = fields.List(fields.String(validate=validate.OneOf(EVENT_TYPES)), required=True,
+    events = fields.List(Choice(WEBHOOK_EVENT), required=True,
                          validate=validate.Length(min=1, max=len(EVENT_TYPES)))
 
 
 class WebhookCreatedSchema(CommandAnswerSchema):
     id = fields.String(required=True)
     url = fields.String(required=True)
-    events = fields.List(fields.String(), required=True)
+    events = fields.List(Choice(WEBHOOK_EVENT), required=True)
     secret = fields.String(allow_none=True, metadata={
         "description": "whsec_…, the signing key: shown once; null on an idempotent repeat"})
 
@@ -48,8 +49,8 @@ class WebhookSchema(Schema):
 
     id = fields.String(required=True)
     url = fields.String(required=True)
-    events = fields.List(fields.String(), required=True)
-    status = fields.String(required=True, metadata={
+    events = fields.List(Choice(WEBHOOK_EVENT), required=True)
+    status = Choice(WEBHOOK_STATUS, required=True, metadata={
         "description": "active, or disabled (by the treasurer, or after a delivery failed "
                        "for a day)"})
     created_at = fields.String(allow_none=True)
@@ -62,7 +63,7 @@ class WebhooksSchema(PageSchema):
 
 class DeliverySchema(Schema):
     event_position = fields.Integer(required=True)
-    type = fields.String(required=True)
+    type = Choice(WEBHOOK_EVENT, required=True)
     attempts = fields.Integer(required=True)
     last_status = fields.Integer(allow_none=True, metadata={
         "description": "the receiver's HTTP status; null if none answered"})

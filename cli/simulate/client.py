@@ -64,9 +64,11 @@ class Api:
             time.sleep(RETRY_PAUSE * (attempt + 1) * 4)
         raise AssertionError("unreachable")
 
-    def post(self, path: str, body: Mapping[str, Any], token: str | None) -> Any:
-        """Send once; on a 409 or a lost connection send again with the same key, once."""
-        key = uuid.uuid4().hex
+    def post(self, path: str, body: Mapping[str, Any], token: str | None, *,
+             key: str | None = None) -> Any:
+        """Send once; on a 409 or a lost connection send again with the same key, once.
+        `key`: the Idempotency-Key, a new one unless given."""
+        key = key or uuid.uuid4().hex
         try:
             return self._send("POST", path, body, token, key)
         except ApiError as error:

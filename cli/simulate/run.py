@@ -22,11 +22,12 @@ def run_simulation(console: Console, *, url: str, token: str, players: int, deal
     sim = Simulation(api, token, console=console, rng=random.Random(seed), players=players,
                      shoot=shoot, table_id=table_id)
     try:
-        health = api.get("/v1/health", None)
+        api.get("/v1/health", None)
     except TRANSIENT as error:
         raise StoreError(f"cannot reach the service at {url}: {error}; start it (`pontoon "
                          "serve`) or give its address with --url") from None
     try:
+        health = api.get("/v1/health", token)  # a staff token is told the store too
         sim.setup()
         print_table(sim, health, url, seed)
         started = time.monotonic()

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from cli.simulate.client import Api, ApiError
+from cli.simulate.names import pick_names
 
 NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy",
          "Mallory", "Niaj", "Olivia", "Peggy")
@@ -73,36 +74,66 @@ class Session:
                 return str(answer["token"])
         raise click.ClickException(f"the service gave no {role} token")
 
-    def _register(self, name: str) -> Bot:
+    def _register(self, name: str) -> Bot | None:
+        """A bot of that name, or None if another simulation took the name first.
+
+        The key is the name's: a second simulation (with the same treasurer token) that
+        registers a name is answered the first's receipt, without a token, so two run at
+        once never make two players of one name."""
         for _ in range(3):
-            answer = self.api.post("/v1/players", {"name": name}, self.treasurer)
+            answer = self.api.post("/v1/players", {"name": name}, self.treasurer,
+                                   key=f"simulate-player:{name.casefold()}")
             if answer.get("token"):
                 return Bot(answer["id"], name, answer["token"])
+            if answer.get("id"):
+                return None
         raise click.ClickException(f"the service gave {name} no player token")
 
-    def _free_name(self, name: str) -> str:
-        """`name`, or `name 2`, `name 3`...: a store that already holds bots (an earlier
-        simulation) gets new players it can tell apart from the old ones."""
-        taken = {row["name"].casefold() for row in self.api.get(
-            "/v1/players", self.treasurer, name=name, limit=500)["items"]}
-        number = 1
-        while (candidate := name if number == 1 else f"{name} {number}").casefold() in taken:
-            number += 1
-        return candidate
+    def _taken_names(self, names: list[str]) -> set[str]:
+        """The names of the players and tables whose names start like `names` do."""
+        taken: set[str] = set()
+        for name in names:
+            for path in ("/v1/players", "/v1/tables"):
+                query: dict[str, Any] = {"name": name, "limit": 500}
+                while True:
+                    found = self.api.get(path, self.treasurer, **query)
+                    taken |= {row["name"] for row in found["items"]}
+                    if found["next"] is None:
+                        break
+                    query["after"] = found["next"]
+        return taken
 
     def _open_table(self) -> None:
-        names = [self._free_name(NAMES[i] if i < len(NAMES) else f"Bot {i + 1}")
-                 for i in range(self.players)]
-        for name in names:
-            bot = self._register(name)
+        bases = [NAMES[i] if i < len(NAMES) else f"Bot {i + 1}" for i in range(self.players)]
+        school = f"Simulated {'Shoot Pontoon' if self.shoot else 'Pontoon'} school"
+        taken = self._taken_names([*bases, school])
+        while True:
+            names, table_name = pick_names(bases, school, taken)
+            bots = []
+            for name in names:  # the first name claims the number (see `_register`)
+                bot = self._register(name)
+                if bot is None:
+                    break
+                bots.append(bot)
+            if len(bots) == len(names):
+                break
+            taken.add(names[len(bots)])
+        for bot in bots:
             self.bots[bot.player_id] = bot
             self.buy_in(bot.player_id, START_CHIPS)
         rules = {"min_stake": 1, "max_stake": 10, "shoot": self.shoot, "kitty_min": 10,
                  "kitty_max": 100, "burn": "13", "packs": 2 if self.players >= 8 else 1}
-        school = "Shoot Pontoon" if self.shoot else "Pontoon"
-        self.table = self.api.post("/v1/tables", {
-            "name": f"Simulated {school} school", "seats": list(self.bots), "rules": rules,
-            "pack": {"mode": "shuffled"}}, self.operator)  # no banker: cut for it (R3.2)
+        while True:  # a table opened under that name meanwhile: the next free one (409)
+            try:
+                self.table = self.api.post("/v1/tables", {
+                    "name": table_name, "seats": list(self.bots), "rules": rules,
+                    "pack": {"mode": "shuffled"}}, self.operator)  # no banker: a cut (R3.2)
+                break
+            except ApiError as error:
+                if error.status != 409:
+                    raise
+                taken.add(table_name)
+                table_name = pick_names([], school, taken)[1]
         self.table_id = self.table["id"]
 
     def _adopt_table(self) -> None:

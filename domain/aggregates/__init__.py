@@ -26,9 +26,10 @@ from domain.aggregates.deal import DealAggregate
 from domain.aggregates.dispute import Dispute
 from domain.aggregates.receipt import Receipt
 from domain.aggregates.table import TableAggregate
+from domain.aggregates.table_name import TableName, table_name_id
 from domain.aggregates.token import Token
 from domain.aggregates.webhook import Webhook
 
 __all__ = ["CLUB_ID", "SPENDING_RULES", "TREASURY_ID", "Account", "Club", "DealAggregate",
-           "Dispute", "FactAggregate", "Receipt", "TableAggregate", "Token", "Webhook",
-           "kitty_id", "posting_id", "receipt_id", "token_id"]
+           "Dispute", "FactAggregate", "Receipt", "TableAggregate", "TableName", "Token",
+           "Webhook", "kitty_id", "posting_id", "receipt_id", "table_name_id", "token_id"]

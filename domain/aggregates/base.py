@@ -23,6 +23,10 @@ TOPIC_MODULE = "domain.aggregates"
 
 T = TypeVar("T", bound=type)
 
+# Every pinned aggregate by its class name: the event feed lists its types from here, so a
+# new aggregate's events are named (and filterable) without another list to keep.
+PINNED: dict[str, type] = {}
+
 
 def pinned(aggregate: T) -> T:
     """Class decorator: the aggregate and every event class in its body keep the topic
@@ -35,6 +39,7 @@ def pinned(aggregate: T) -> T:
         topic = f"{TOPIC_MODULE}:{cls.__qualname__}"
         setattr(cls, "TOPIC", topic)  # noqa: B010 (the library reads it by name)
         register_topic(topic, cls)
+    PINNED[aggregate.__name__] = aggregate
     for cls in events:
         # The library stamps a new event with its class's create_timestamp().
         setattr(cls, "create_timestamp", staticmethod(clock.now))  # noqa: B010

@@ -76,6 +76,22 @@ class Posting:
                    data["reason"], data.get("hand"))
 
 
+_HAND = re.compile(r"\bhand (\d+)\b")
+
+
+def reason_in_words(reason: str, hand: int | None) -> str:
+    """A recorded reason as people count hands: from 1 ("hand 1 is bust").
+
+    The engine records a hand by its index, from 0, as the API's `hand` is; its reasons are
+    evidence that verification decides again and compares, so they are kept as recorded
+    and put in words where they are shown (decision 144). Only a posting about a hand (its
+    `hand` given) is renumbered: the words of any other, a buy-in's player name or a
+    correction's note, are left as written."""
+    if hand is None:
+        return reason
+    return _HAND.sub(lambda found: f"hand {int(found.group(1)) + 1}", reason)
+
+
 def correction_reason(dispute_id: str, note: str, allow_debt: bool) -> str:
     """The reason of a posting that corrects a deal: its dispute and the treasurer's note."""
     debt = "; the resolution allows a debt (R11.3)" if allow_debt else ""

@@ -115,9 +115,13 @@ class Club:
 
     def table(self, seats: Sequence[Player], *, banker: Player | None = None, cut: bool = False,
               rules: dict[str, Any] | None = None, top: Sequence[str] = (),
-              pack: dict[str, Any] | None = None, name: str = "Friday school"
+              pack: dict[str, Any] | None = None, name: str | None = None
               ) -> dict[str, Any]:
-        """A table seating `seats` clockwise; the banker is the first seat unless `cut`."""
+        """A table seating `seats` clockwise; the banker is the first seat unless `cut`.
+        Open tables have unique names: "Friday school", then "Friday school 2", ..."""
+        config = self.client.application.config  # counted per app: clubs may share one
+        config["tests.tables"] = opened = config.get("tests.tables", 0) + 1
+        name = name or ("Friday school" if opened == 1 else f"Friday school {opened}")
         body: dict[str, Any] = {"name": name, "seats": [p.id for p in seats]}
         if not cut:
             body["banker"] = (banker or seats[0]).id

@@ -294,7 +294,8 @@ def test_only_the_treasurer_opens_an_ordered_table(club: Club) -> None:
 
     problem(club.client.post("/v1/tables", json=body, headers=club.operator), 403)
     ok(club.client.post("/v1/tables", json=body, headers=club.treasurer), 201)
-    ok(club.client.post("/v1/tables", json={**body, "pack": {"mode": "shuffled"}},
+    ok(club.client.post("/v1/tables", json={**body, "name": "shuffled",
+                                            "pack": {"mode": "shuffled"}},
                         headers=club.operator), 201)
 
 

@@ -22,6 +22,7 @@ from tests.api.helpers import (
     Club,
     Game,
     Player,
+    game,
     kitty_emptied_game,
     ok,
     problem,
@@ -116,9 +117,15 @@ def _tokens(club: Club) -> Case:
     return Case("POST", "/v1/tokens", {"role": "operator"}, s.pat, s.quinn)
 
 
+def _player_tokens(club: Club) -> Case:
+    s = scene(club)
+    return Case("POST", f"/v1/players/{s.pat.id}/tokens", {"label": "phone"}, s.pat, s.quinn)
+
+
 def _tables_create(club: Club) -> Case:
     s = scene(club)
-    return Case("POST", "/v1/tables", {"name": "Saturday", "seats": [s.pat.id, s.quinn.id]},
+    name = f"Saturday {s.table_id[:8]}"  # open tables have unique names (decision 143)
+    return Case("POST", "/v1/tables", {"name": name, "seats": [s.pat.id, s.quinn.id]},
                 s.pat, s.quinn)
 
 
@@ -213,14 +220,22 @@ def _audit(club: Club) -> Case:
 
 
 def _history(club: Club) -> Case:
-    s = scene(club)
-    return Case("GET", f"/v1/deals/{s.deal_id()}/history", None, s.pat, s.nell)
+    """A settled deal's history (a deal in play has none yet), read once it is built."""
+    played = game(club, top=("10H", "10S", "10D", "9H", "7S", "8D"))
+    played.stakes()
+    played.act(played.pat, "stick")
+    played.act(played.quinn, "stick")
+    settled = played.act(played.banker, "stay")
+    return Case("GET", f"/v1/deals/{settled['id']}/history?min_position="
+                f"{settled['position']}", None, played.pat, club.player("Nell", 0))
 
 
 def _contribution(club: Club) -> Case:
-    s = scene(club)
-    return Case("POST", f"/v1/tables/{s.table_id}/contributions",
-                {"player_id": s.pat.id, "value": "ab" * 32}, s.pat, s.quinn)
+    """A shuffled pack before its first card takes a seated player's own randomness (R1.7)."""
+    bea, pat, quinn = (club.player(n, 50) for n in ("Bea", "Pat", "Quinn"))
+    table = club.table([bea, pat, quinn], pack={"mode": "shuffled"})
+    return Case("POST", f"/v1/tables/{table['id']}/contributions",
+                {"player_id": pat.id, "value": "ab" * 32}, pat, quinn)
 
 
 def _dispute(club: Club) -> Case:
@@ -259,6 +274,7 @@ MATRIX: dict[str, tuple[Callable[[Club], Case], frozenset[str], tuple[str, ...]]
     "GET /v1/players/{id}/statement": (_statement, TREASURER_ONLY | {"self"}, ROLES),
     "GET /v1/balances": (_balances, TREASURER_ONLY, ROLES),
     "POST /v1/tokens": (_tokens, TREASURER_ONLY, ROLES),
+    "POST /v1/players/{id}/tokens": (_player_tokens, TREASURER_ONLY, ROLES),
     "POST /v1/tables": (_tables_create, STAFF, ROLES),
     "GET /v1/tables/{id}": (_table_get, EVERYONE, ROLES),
     # Lists of every table and of a table's deals are the staff's (decision 80)
@@ -282,7 +298,8 @@ MATRIX: dict[str, tuple[Callable[[Club], Case], frozenset[str], tuple[str, ...]]
     "GET /v1/deals/{id}/audit": (_audit, STAFF_AND_SELF, ROLES),
     "GET /v1/deals/{id}/history": (_history, STAFF_AND_SELF, ROLES),
     "POST /v1/deals/{id}/disputes": (_dispute, STAFF_AND_SELF, ROLES),
-    "GET /v1/disputes": (_disputes, TREASURER_ONLY, ROLES),
+    # A player lists the disputes on their own deals (decision 142).
+    "GET /v1/disputes": (_disputes, TREASURER_ONLY | {"self", "other"}, ROLES),
     "POST /v1/disputes/{id}/resolution": (_resolution, TREASURER_ONLY, ROLES),
     "GET /v1/events": (_events, STAFF, ROLES),
 }
@@ -293,7 +310,9 @@ ANSWER: dict[str, int] = {
     **{endpoint: 201 for endpoint in ("POST /v1/players", "POST /v1/players/{id}/buy-ins",
                                       "POST /v1/players/{id}/cash-outs", "POST /v1/tokens",
                                       "POST /v1/tables", "POST /v1/tables/{id}/deals",
-                                      "POST /v1/deals/{id}/disputes")}}
+                                      "POST /v1/deals/{id}/disputes",
+                                      "POST /v1/players/{id}/tokens",
+                                      "POST /v1/tables/{id}/contributions")}}
 
 CASES = [pytest.param(endpoint, role, id=f"{endpoint}-{role}")
          for endpoint, (_, _, roles) in MATRIX.items() for role in roles]

@@ -638,8 +638,11 @@ def test_a_dispute_raised_and_resolved_on_the_pages_corrects_the_statement(
     rows = rows_of(statement, "Every posting on Quinn")
     [correction] = [r for r in rows if r[3].startswith("R11.4")]
     assert correction[1] == "+5" and correction[5] == "Bea"
-    assert correction[4] == (f"correction decided in dispute {dispute_id}: "
+    # The row names the disputed deal, which it links to, never the dispute's raw id.
+    assert correction[4] == ("Decided in the dispute about Friday school, deal 1: "
                              "Bea refunds Quinn's stake")
+    assert correction[6] == "Friday school, deal 1" and dispute_id not in visible_text(statement)
+    assert f'/web/deals/{club.deals[0]}#dispute-{dispute_id}"' in statement
     assert '<tr id="p' in statement and 'class="correction"' in statement
     # The dispute is listed as resolved, and on its deal's page.
     resolved = rows_of(page(browser, "/web/disputes"), "resolved, newest first")

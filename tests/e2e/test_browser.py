@@ -47,7 +47,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 PONTOON = Path(sys.executable).parent / "pontoon"
-TOKEN = "pt_browser_treasurer_token"
+TOKEN = "pt_browser_treasurer_token_of_32_chars"
 START_TIMEOUT = 30.0
 WIDE = {"width": 1024, "height": 800}
 PHONE = {"width": 375, "height": 812}
@@ -305,7 +305,7 @@ def test_a_dispute_is_raised_then_resolved_with_a_correction_in_the_statement(
     correction = page.locator("tr.correction")
     assert correction.count() == 1, page.content()
     text = correction.inner_text()
-    assert "R11.4" in text and "+5" in text and "correction decided in dispute" in text
+    assert "R11.4" in text and "+5" in text and "Decided in the dispute about" in text
     shoot(page, "statement-with-correction")
     page.context.close()
 

@@ -30,7 +30,7 @@ import pytest
 from benchmarks.service_processes import children, connections
 
 PONTOON = Path(sys.executable).parent / "pontoon"
-TOKEN = "pt_e2e_treasurer_token"
+TOKEN = "pt_e2e_treasurer_token_of_32_characters"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 20.0

@@ -109,3 +109,34 @@ def test_a_second_simulation_in_the_same_store_names_its_players_apart(
     players = server.expect(200, "GET", f"/v1/players?limit=500&min_position={head}")
 
     assert sorted(p["name"] for p in players["items"]) == ["Alice", "Alice 2", "Bob", "Bob 2"]
+
+
+@pytest.mark.slow
+def test_two_simulations_at_once_give_every_player_and_table_a_name_of_its_own(
+        server: Server, tmp_path: Path) -> None:
+    """Issue 25: two runs started together once made two "Alice 4"s and two tables of one
+    name; now names are claimed (decision 146) and open tables' names are unique (143)."""
+    _wait_until_healthy(server)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PONTOON_")}
+    env["PONTOON_TREASURER_TOKEN"] = TOKEN
+    runs = [subprocess.Popen([str(PONTOON), "simulate", "--players", "3", "--deals", "1",
+                              "--shoot", "--url", server.base, "--seed", f"at-once-{n}"],
+                             env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True) for n in range(2)]
+    for run in runs:
+        output, _ = run.communicate(timeout=SIMULATE_TIMEOUT)
+        assert run.returncode == 0, f"{output}\n{server.log_tail()}"
+        assert "None store" not in output and "sqlite store" in output, output
+
+    head = server.expect(200, "GET", "/v1/health")["position"]
+    players = [p["name"] for p in server.expect(
+        200, "GET", f"/v1/players?limit=500&min_position={head}")["items"]]
+    tables = [t["name"] for t in server.expect(
+        200, "GET", f"/v1/tables?limit=500&min_position={head}")["items"]]
+    kitties = [k["name"] for k in server.expect(
+        200, "GET", f"/v1/balances?kind=kitty&limit=500&min_position={head}")["items"]]
+
+    assert len(players) == 6 and len(set(players)) == 6, players
+    assert sorted(tables) == ["Simulated Shoot Pontoon school",
+                              "Simulated Shoot Pontoon school 2"], tables
+    assert sorted(kitties) == [f"kitty of {name}" for name in sorted(tables)], kitties

@@ -240,7 +240,8 @@ def seat_club(ledger: Ledger, players: Sequence[str] = ("Banker", "Pat"), *,
             ledger.buy_in(ids[name], amount)
     packs = (rules or {}).get("packs", 1)
     table_id = str(ledger.open_table(
-        name="integration", seats=[ids[n] for n in players], banker=ids[banker], rules=rules,
+        name=f"integration {ids[banker][:8]}", seats=[ids[n] for n in players],
+        banker=ids[banker], rules=rules,
         pack=pack or {"mode": "ordered", "cards": stacked_pack(top, packs)}).result["table_id"])
     if kitty:
         ledger.put_up_kitty(table_id, ids[banker], kitty)

@@ -120,7 +120,7 @@ def play_session(ledger: Ledger, after_command: Callable[[], Any] | None = None)
         run(ledger.buy_in(s.ids[name], chips))
     ann, pat, sam = s.ids["Ann"], s.ids["Pat"], s.ids["Sam"]
     s.table_id = str(run(ledger.open_table(
-        name="main", seats=[ann, pat, sam], banker=ann, rules=SHOOT,
+        name=f"main {s.ids['Ann'][:8]}", seats=[ann, pat, sam], banker=ann, rules=SHOOT,
         pack={"mode": "ordered", "cards": stacked_pack(TOP)})).result["table_id"])
     run(ledger.put_up_kitty(s.table_id, ann, 20))
 
@@ -147,7 +147,7 @@ def play_session(ledger: Ledger, after_command: Callable[[], Any] | None = None)
     cat, dan = s.ids["Cat"], s.ids["Dan"]
     seeds["next"] = PONTOON_SEED
     s.shuffled_table = str(run(ledger.open_table(
-        name="shuffled", seats=[cat, dan], banker=cat)).result["table_id"])
+        name=f"shuffled {cat[:8]}", seats=[cat, dan], banker=cat)).result["table_id"])
     first = str(run(ledger.start_deal(s.shuffled_table)).result["deal_id"])
     s.shuffled_deals.append(first)
     run(ledger.act(first, dan, "stake", amount=3))

@@ -63,6 +63,21 @@ def test_a_setting_that_makes_no_sense_stops_a_command_by_its_name(tmp_path):
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("command", [["serve"], ["migrate"], ["verify"], ["tokens", "list"],
+                                     ["simulate", "--deals", "1"]])
+def test_a_short_treasurer_token_stops_every_command_by_its_name(tmp_path, command):
+    """README, tokens: PONTOON_TREASURER_TOKEN of fewer than 32 characters is refused at
+    the start of any command, before it touches a store or the network."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PONTOON_")}
+    env["PONTOON_TREASURER_TOKEN"] = "pt_too_short"
+    done = subprocess.run([str(PONTOON), *command], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60, check=False)
+
+    assert done.returncode == 2, done.stdout + done.stderr  # a setting: usage
+    assert "PONTOON_TREASURER_TOKEN must be at least 32 characters" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "var").exists()
+
+
 def test_a_worker_cannot_write_to_a_store_that_was_never_migrated(fresh_store):
     """Tables are created by `pontoon migrate` only, never by a worker (docs/architecture.md)."""
     with fresh_ledger(fresh_store) as worker, pytest.raises(PersistenceError):
@@ -104,14 +119,15 @@ def test_tokens_create_prints_a_token_whose_principal_has_the_role(
 
 @pytest.mark.parametrize("args, complaint", [
     (["--role", "bogus"], "Invalid value for '--role'"),
-    (["--role", "player"], "Invalid value for '--role'"),
+    (["--role", "player"], "--player names the player of a player token"),
+    (["--role", "operator", "--player", "Pat"], "--player names the player of a player"),
     ([], "Missing option '--role'"),
 ])
 def test_tokens_create_with_an_unknown_role_is_a_usage_error(
         store_settings, tmp_path, args, complaint):
-    """Only treasurer and operator tokens are made on the command line (player tokens name
-    a player, through the API); a usage error is one line pointing to --help, exits 2 and
-    records nothing."""
+    """Roles are treasurer, operator, player and witness, and only a player token names its
+    player (`--player`); a usage error is one line pointing to --help, exits 2 and records
+    nothing."""
     with fresh_ledger(store_settings) as ledger:
         before = head(ledger)
 

@@ -1,6 +1,6 @@
-"""`pontoon tokens list|revoke|create --label --expires-at` on each store, and the local
-treasurer token `make run` reuses (`pontoon serve --print-treasurer-token`) instead of
-minting a new permanent one at every start."""
+"""`pontoon tokens list|revoke|create --label --expires-at [--player]` on each store, and
+the local treasurer token `make run` reuses (`pontoon serve --print-treasurer-token`)
+instead of minting a new permanent one at every start."""
 
 from __future__ import annotations
 
@@ -34,6 +34,47 @@ def test_tokens_are_listed_and_revoked_from_the_shell(store_settings: Settings,
     again = ledger.principal(token)
     assert again is not None and again.revoked
     assert unknown.returncode == 1 and "there is no token no-such-token" in unknown.stderr
+
+
+def test_a_player_gets_another_token_from_the_shell_by_id_or_by_name(
+        store_settings: Settings, ledger: Ledger, tmp_path: Path) -> None:
+    """Decision 141: `--role player --player` takes an id or a name only one player has
+    (any case); each token made signs in as that player, the others keep working."""
+    nora = str(ledger.register_player("Nora Quinn", with_token=True).result["id"])
+    first = ledger.create_token("player", player_id=nora).result["token"]
+
+    by_name = pontoon(store_settings, "tokens", "create", "--role", "player", "--player",
+                      "nora quinn", "--label", "phone", cwd=tmp_path)
+    by_id = pontoon(store_settings, "tokens", "create", "--role", "player", "--player", nora,
+                    cwd=tmp_path)
+
+    assert by_name.returncode == by_id.returncode == 0, by_name.stderr + by_id.stderr
+    tokens = [by_name.stdout.strip(), by_id.stdout.strip(), first]
+    assert len(set(tokens)) == 3
+    for token in tokens:
+        held = ledger.principal(token)
+        assert held is not None and (held.role, held.player_id, held.revoked) == (
+            "player", nora, False)
+    labelled = ledger.principal(tokens[0])
+    assert labelled is not None and labelled.label == "phone"
+
+
+def test_a_player_name_several_players_share_is_refused_naming_them(
+        store_settings: Settings, ledger: Ledger, tmp_path: Path) -> None:
+    twins = [str(ledger.register_player("Sam").result["id"]) for _ in range(2)]
+
+    shared = pontoon(store_settings, "tokens", "create", "--role", "player", "--player", "Sam",
+                     cwd=tmp_path)
+    nobody = pontoon(store_settings, "tokens", "create", "--role", "player", "--player",
+                     "Nobody", cwd=tmp_path)
+    unknown = pontoon(store_settings, "tokens", "create", "--role", "player", "--player",
+                      "6a1d0b2e-0000-4000-8000-000000000000", cwd=tmp_path)
+
+    assert shared.returncode == nobody.returncode == 2 and shared.stdout == ""
+    assert "2 players are named 'Sam'" in shared.stderr
+    assert all(twin in shared.stderr for twin in twins)
+    assert "0 players are named 'Nobody'" in nobody.stderr
+    assert unknown.returncode == 1 and "there is no player" in unknown.stderr
 
 
 def test_the_local_treasurer_token_is_kept_private_and_reused(store_settings: Settings,

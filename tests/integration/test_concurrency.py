@@ -12,7 +12,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 import psycopg
 import pytest
@@ -57,7 +57,7 @@ def new_player(ledger: Ledger, name: str, chips: int = 0) -> str:
 
 def open_deal(ledger: Ledger, seats: Sequence[str], top: Sequence[str] = QUIET_DEAL) -> str:
     """A table with `seats` (the first is the banker) and a deal started on a stacked pack."""
-    table_id = ledger.open_table(name="race", seats=seats, banker=seats[0],
+    table_id = ledger.open_table(name=f"race {uuid4().hex[:8]}", seats=seats, banker=seats[0],
                                  pack={"mode": "ordered", "cards": stacked_pack(top)}
                                  ).result["table_id"]
     return str(ledger.start_deal(table_id).result["deal_id"])

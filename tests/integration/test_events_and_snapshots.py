@@ -19,6 +19,7 @@ from domain.aggregates import (
     Dispute,
     Receipt,
     TableAggregate,
+    TableName,
     Token,
     Webhook,
 )
@@ -35,7 +36,8 @@ from tests.integration.ledger_views import (
     treasury_balance,
 )
 
-AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook, Club)
+AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook, Club,
+              TableName)
 THREE = ("Banker", "Pat", "Sam")
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}
 
@@ -90,10 +92,10 @@ PINNED_TOPICS = [
     "domain.aggregates:Webhook.Enabled",
     "domain.aggregates:Webhook.Disabled",
     "domain.aggregates:Webhook.Replayed",
-
     "domain.aggregates:Club.Founded",
     "domain.aggregates:Club.SettingsChanged",
     "domain.aggregates:Club.DayClosed",
+    "domain.aggregates:TableName.Reserved",
 ]
 
 

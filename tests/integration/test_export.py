@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from application import Ledger
+from domain.engine.postings import reason_in_words
 from projections.export import NAMED
 from projections.statements import COLUMNS
 from tests.integration.projection_session import (
@@ -48,7 +49,8 @@ def expected_entries(ledger: Ledger, accounts: list[str], start: datetime, end: 
             rows.append((position, account, [
                 account, position, event.posting_id, _iso(event.timestamp),
                 event.amount if credit else -event.amount, event.balance_after,
-                event.from_account, event.to_account, event.amount, event.rule, event.reason,
+                event.from_account, event.to_account, event.amount, event.rule,
+                reason_in_words(event.reason, event.hand),  # hands from 1 (decision 144)
                 event.deal_id, event.table_id, event.hand, fair_shuffle(ledger, event)]))
     return [[_cell(v) for v in row] for _, _, row in sorted(rows, key=lambda r: r[:2])]
 

@@ -132,13 +132,13 @@ def test_a_token_adopted_from_outside_names_its_principal(ledger, store_settings
     ("bogus", False), ("player", False), ("treasurer", True), ("player", "unknown")])
 def test_a_token_for_an_unknown_role_or_a_wrong_player_is_refused(ledger, role, with_player):
     """Roles are treasurer, operator and player; only a player token names a player, and
-    that player must exist. Nothing is recorded."""
+    that player must exist (404 for the API's path). Nothing is recorded."""
     player = str(ledger.register_player("Pat").result["id"])
     player_id = {False: None, True: player, "unknown": "6a1d0b2e-0000-4000-8000-000000000000"
                  }[with_player]
     before = head(ledger)
 
-    with pytest.raises(NotAllowed):
+    with pytest.raises(NotFound if with_player == "unknown" else NotAllowed):
         ledger.create_token(role, player_id=player_id)
 
     assert head(ledger) == before

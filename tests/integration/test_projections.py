@@ -550,7 +550,8 @@ def _feed(ledger, store, limit: int) -> list[dict[str, Any]]:  # type: ignore[no
 def test_the_feed_pages_the_log_in_order_without_tokens_receipts_or_secrets(
         ledger, store, caught_up):
     """API.md `GET /v1/events`: every event in log order, cursor paging (pages of 7 give
-    the same items as one page), no token or idempotency receipt, and no `pack`,
+    the same items as one page), no token, idempotency receipt or table name held (their
+    bookkeeping), and no `pack`,
     `pack_after` or `seed` anywhere (R1.7: a seed is public only as `revealed_seed`)."""
     session = caught_up
     ledger.create_token("operator")
@@ -558,7 +559,8 @@ def test_the_feed_pages_the_log_in_order_without_tokens_receipts_or_secrets(
     ledger.buy_in(session.ids["Ann"], 5, key="feed-test-key")
     projections(ledger, store).catch_up()
     hidden = {n.id for n in notifications(ledger)
-              if n.topic.startswith(("domain.aggregates:Token.", "domain.aggregates:Receipt."))}
+              if n.topic.startswith(("domain.aggregates:Token.", "domain.aggregates:Receipt.",
+                                     "domain.aggregates:TableName."))}
 
     paged = _feed(ledger, store, limit=7)
     whole, cursor = events(ledger, store, after=0, limit=10_000)
@@ -567,7 +569,8 @@ def test_the_feed_pages_the_log_in_order_without_tokens_receipts_or_secrets(
     positions = [item["position"] for item in whole]
     assert positions == sorted(positions) and len(set(positions)) == len(positions)
     assert set(positions) == set(range(1, head(ledger) + 1)) - hidden and len(hidden) >= 3
-    assert not any(item["type"].startswith(("Token.", "Receipt.")) for item in whole)
+    assert not any(item["type"].startswith(("Token.", "Receipt.", "TableName."))
+                   for item in whole)
     assert {"Deal.CardDealt", "Table.PackShuffled", "Account.Credited",
             "Dispute.Resolved"} <= {item["type"] for item in whole}
     secret = {key for item in whole for key, _ in _walk(item["data"])} & {

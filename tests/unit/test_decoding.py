@@ -10,7 +10,7 @@ import random
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 from eventsourcing.persistence import Notification
@@ -45,7 +45,7 @@ def seat(ledger: Ledger, names: list[str], pack: list[str], chips: int = 100) ->
     ids = {name: str(ledger.register_player(name).result["id"]) for name in names}
     for player in ids.values():
         ledger.buy_in(player, chips)
-    table_id = str(ledger.open_table(name="decoding", seats=list(ids.values()),
+    table_id = str(ledger.open_table(name=f"decoding {uuid4().hex[:8]}", seats=list(ids.values()),
                                      banker=ids[names[0]],
                                      pack={"mode": "ordered", "cards": pack}
                                      ).result["table_id"])

@@ -31,6 +31,17 @@ def test_a_setting_that_makes_no_sense_is_refused_by_its_name(name, value):
         Settings.from_env({name: value})
 
 
+def test_a_treasurer_token_of_fewer_than_32_characters_is_refused_by_name():
+    """README, tokens: a token chosen outside is at least 32 characters, never guessable."""
+    for short in ("pt_e2e", "x" * 31, "  " + "x" * 31 + "  "):
+        with pytest.raises(ValueError, match="PONTOON_TREASURER_TOKEN must be at least 32"):
+            Settings.from_env({"PONTOON_TREASURER_TOKEN": short})
+    chosen = "pt_" + "k" * 29
+
+    assert Settings.from_env({"PONTOON_TREASURER_TOKEN": chosen}).treasurer_token == chosen
+    assert Settings.from_env({"PONTOON_TREASURER_TOKEN": ""}).treasurer_token is None
+
+
 def test_a_log_level_is_taken_in_any_case():
     assert Settings.from_env({"PONTOON_LOG_LEVEL": "debug"}).log_level == "debug"
 

@@ -10,8 +10,9 @@ from flask import g, request, url_for
 from werkzeug import Response
 
 from api.downloads import balances_download
-from api.histories import history
+from api.histories import described, history
 from api.web.pages.lookups import accounts_in_words, deal_labels, ledger, read
+from api.web.pages.players import tokens_shown
 from api.web.pages.session import EVERYONE, not_for_this_token, staff_page
 from api.web.pages.site import (
     Fields,
@@ -23,6 +24,7 @@ from api.web.pages.site import (
     bp,
     render,
 )
+from api.web.present import shown_reason
 from api.web.printout import left_out, period_words, printout, rows_shown, wants_all
 from application.eventstore import checkpoint
 from projections.asof import standing
@@ -77,6 +79,13 @@ def balances_page() -> Response:
 def player(player_id: UUID) -> Response:
     if refused := _not_theirs(player_id):
         return refused
+    return statement_page(player_id)
+
+
+def statement_page(player_id: UUID, status: int = 200, *,
+                   token_errors: dict[str, str] | None = None, typed: Any = None) -> Response:
+    """A player's statement for the period chosen; `token_errors` and `typed`: the new
+    token's form refused, as it was typed (players.py `issue_token`)."""
     fields = Fields(**{"from": "From", "to": "To (inclusive)", "order": "Order",
                        "view": "Show"})
     choice = _statement_choice(fields)
@@ -86,11 +95,12 @@ def player(player_id: UUID) -> Response:
     name = f"player:{player_id}"
     words = accounts_in_words(store)
     shown = words.players.get(str(player_id), account.name)
+    mine = {"token_errors": token_errors or {}, "typed": typed or {},
+            "tokens": tokens_shown(store, str(player_id))}
     if fields.errors:  # the form again, as typed, with what to correct
         return render("player.html", 400, player_id=str(player_id), name=shown,
                       balance=account.balance, entries=None, filters=_filters(),
-                      brought_forward=None,
-                      view=choice["view"], errors=fields.errors)
+                      brought_forward=None, view=choice["view"], errors=fields.errors, **mine)
     fetch = deal_nets if choice["view"] == "deals" else statement
     rows = fetch(store, name, after=after, limit=rows_shown(PAGE), start=choice["start"],
                  end=choice["end"], descending=choice["order"] == "desc")
@@ -103,13 +113,14 @@ def player(player_id: UUID) -> Response:
         account = row["to_account"] if row["change"] < 0 else row["from_account"]
         return "the stakes on the table" if account.startswith("escrow:") \
             else words.name(account)
-    entries = [dict(row, other=other(row), deal=labels.get(row["deal_id"] or ""))
-               for row in rows]
+    entries = [dict(row, other=other(row), deal=labels.get(row["deal_id"] or ""),
+                    reason=shown_reason(row))
+               for row in described(store, rows)]
     forward = balance_at(store, name, position=after) if after and \
         choice["order"] == "asc" and choice["view"] == "postings" else None
     total = entry_count(store, name, start=choice["start"], end=choice["end"],
                         by_deal=choice["view"] == "deals")
-    return render("player.html", player_id=str(player_id), name=shown,
+    return render("player.html", status, player_id=str(player_id), name=shown, **mine,
                   balance=account.balance, entries=entries, after=after,
                   brought_forward=forward, filters=_filters(), view=choice["view"], errors={},
                   next=rows[-1]["position"] if len(rows) == PAGE and not wants_all() else None,

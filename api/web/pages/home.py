@@ -8,7 +8,7 @@ from werkzeug import Response
 from api.web.pages.lookups import player_names, read
 from api.web.pages.players import player_home
 from api.web.pages.session import EVERYONE, staff_page
-from api.web.pages.site import bp, render
+from api.web.pages.site import arg_int, bp, render
 from projections.disputes import disputes
 from projections.tables import tables
 
@@ -17,7 +17,7 @@ from projections.tables import tables
 @staff_page(*EVERYONE)
 def home() -> Response:
     if g.web_who.role == "player":
-        return player_home(g.web_who.player_id)
+        return player_home(g.web_who.player_id, arg_int("min_position"))
     store = read()
     open_disputes = len(disputes(store, "open")) if g.web_who.role == "treasurer" else None
     players = len(player_names(store))

@@ -148,7 +148,7 @@ def _kitty(store: ReadStore, table_id: str, table_name: str, fields: Fields
     whose = kitty_players(store, deal_ids)
     names = player_names(store)
     entries = [dict(e, deal=labels.get(e["deal_id"] or ""),
-                    reason=in_words(e["reason"], names.get(whose.get(e["posting_id"])
+                    reason=in_words(e, names.get(whose.get(e["posting_id"])
                                                            or player_of(e) or "")))
                for e in page]
     filters = {k: request.args[k] for k in ("from", "to", "order", "kitty_from", "kitty_to",
