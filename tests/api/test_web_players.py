@@ -55,6 +55,23 @@ def test_a_token_form_that_is_wrong_is_refused_on_a_page(site: Site) -> None:
     assert len(tokens) == 1  # only the registration's
 
 
+def test_a_refused_token_form_comes_back_on_the_statement_as_typed(site: Site) -> None:
+    """Issue 27: the statement again, the form as typed, a summary that takes the focus and
+    links to the field at fault, which its own message describes; a refusal of the ledger
+    (an end already past) is summarised too, naming no field."""
+    made = site.call("POST", "/v1/players", {"name": "Yara"})
+
+    status, html = issue(site, made["id"], label="tablet", expires="soon")
+    past, refused = issue(site, made["id"], label="phone", expires="2001-01-01")
+
+    assert status == 400 and "Yara's statement" in html
+    assert '<a href="#token-expires">Give the last day the token works as a date' in html
+    assert 'aria-invalid="true" aria-describedby="token-expires-error"' in html
+    assert 'value="tablet"' in html and 'value="soon"' in html
+    assert past == 422 and 'role="alert"' in refused and 'value="phone"' in refused
+    assert "autofocus" in html and "autofocus" in refused
+
+
 def test_only_the_treasurer_issues_a_token_on_the_pages(site: Site) -> None:
     club = site.club
     pat = site.browser()
