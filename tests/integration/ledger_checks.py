@@ -45,7 +45,9 @@ class OftenSnapshotted(Ledger):
 
 def picture(aggregate: Any) -> dict[str, Any]:
     """An aggregate's whole state as comparable values."""
-    state = {k: v for k, v in vars(aggregate).items() if k != "_pending_events"}
+    # Not state: the events still to save, and the cache's mark on an entry it shares.
+    state = {k: v for k, v in vars(aggregate).items()
+             if k not in ("_pending_events", "_sealed_by_the_cache")}
     engine = state.pop("engine", None)
     if isinstance(engine, DealState):
         state["engine"] = deal_picture(engine)

@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import re
 from collections import Counter
+from itertools import chain, count
 
 import pytest
 
@@ -472,7 +473,17 @@ def test_r1_6_a_void_deal_pays_no_pontoon_and_passes_no_bank():
     assert game.deal.phase == "void"
     assert {name: game.chips(name) for name in players} == {name: 100 for name in players}
     assert game.table.banker == game.ids["Banker"]
-    assert game.table.needs_shuffle
+    assert shuffled_as_it_ended(game)
+
+
+def shuffled_as_it_ended(game) -> bool:
+    """The deal that calls for a shuffle (R1.4, R1.6) commits to the next pack as it ends,
+    so players may add to it before its first card (R1.7, decision 135)."""
+    facts = [x for stream, x in game.club.log if stream == game.table_id]
+    ended = max(i for i, x in enumerate(facts)
+                if isinstance(x, f.DealEnded) and x.deal_id == game.deal_id)
+    return not game.table.needs_shuffle and \
+        any(isinstance(x, f.PackShuffled) for x in facts[ended + 1:])
 
 
 def test_r1_6_a_pack_that_runs_out_in_the_first_round_voids_the_deal_at_once():
@@ -486,7 +497,7 @@ def test_r1_6_a_pack_that_runs_out_in_the_first_round_voids_the_deal_at_once():
     assert game.deal.phase == "void"
     assert isinstance(facts_of(game, game.deal_id)[-1], f.DealVoided)
     assert facts_of(game, game.deal_id)[-1].postings == []
-    assert game.table.deal_id is None and game.table.needs_shuffle
+    assert game.table.deal_id is None and shuffled_as_it_ended(game)
     assert {game.chips(name) for name in players} == {100}
 
 
@@ -687,8 +698,10 @@ def pontoon_seeds(count):
 
 
 def shuffled_game(seeds):
-    """Banker and Pat at a shuffled table whose club draws its secret seeds from `seeds`."""
-    supply = iter(seeds)
+    """Banker and Pat at a shuffled table whose club draws its secret seeds from `seeds`, then
+    from spares: the Ledger draws one as the table opens, as each deal starts and as each
+    deal ends, and shuffles with it only when the pack must be shuffled (R1.4, decision 135)."""
+    supply = chain(seeds, (derived_seed("spare", n) for n in count()))
     club = LedgerClub(new_seed=lambda: next(supply))
     ids = {name: club.register_player(name) for name in ("Banker", "Pat")}
     for player in ids.values():
@@ -745,7 +758,8 @@ def test_r1_7_a_table_keeps_its_last_packs_revealed_and_every_seed_in_its_shuffl
     seed revealed stays recorded by the shuffle that revealed it. A state saved with every
     earlier pack (a snapshot from before) is restored as a replay leaves it."""
     # Every pack gives the banker a pontoon: each deal ends at once, the next reshuffles.
-    club, ids, table_id = shuffled_game(pontoon_seeds(2 * KEPT_PACKS))
+    # A seed is drawn as each deal starts and as it ends (the one that reshuffles).
+    club, ids, table_id = shuffled_game(pontoon_seeds(2 * (KEPT_PACKS + 6)))
     club.buy_in(ids["Pat"], 1000)
     for _ in range(KEPT_PACKS + 4):
         deal_id = club.start_deal(table_id)
