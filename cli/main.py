@@ -7,7 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 import click
 from rich.console import Console
 
-from cli.common import SERVICE, Group
+from cli.common import SERVICE, Group, output_console
 
 
 def _installed_version() -> str:
@@ -62,7 +62,7 @@ def simulate(players: int, deals: int, shoot: bool, url: str, token: str | None,
 
     if not token:
         raise click.UsageError("a treasurer token is needed: --token or PONTOON_TREASURER_TOKEN")
-    code = run_simulation(Console(), url=url, token=token, players=players, deals=deals,
+    code = run_simulation(output_console(), url=url, token=token, players=players, deals=deals,
                           shoot=shoot, seed=seed, table_id=table_id)
     if code:
         raise SystemExit(code)

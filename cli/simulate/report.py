@@ -31,9 +31,11 @@ class RateColumn(ProgressColumn):
 
 
 def progress_bar(console: Console) -> Progress:
+    """On stderr, and only on a terminal: the summary on stdout is all a pipe gets."""
     columns = (TextColumn("[progress.description]{task.description}"), BarColumn(),
                MofNCompleteColumn(), TextColumn("deals"), RateColumn(), TimeElapsedColumn())
-    return Progress(*columns, console=console)
+    errors = Console(stderr=True)
+    return Progress(*columns, console=errors, disable=not errors.is_terminal)
 
 
 def print_table(sim: Simulation, health: dict[str, Any], url: str, seed: str) -> None:
