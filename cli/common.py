@@ -1,5 +1,5 @@
 """What the `pontoon` subcommands share: one way to fail, the store opened only when it is
-ready, the environment each command reads, and output a script can read.
+ready, and the environment each command reads (cli/output.py: what it prints).
 
 Every command belongs to `Group` (cli/main.py), so what is said here holds for each, and
 for any command added later: a mistake of the user's or of the environment ends in one line
@@ -13,18 +13,15 @@ import contextlib
 import sqlite3
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from rich.console import Console
 
 EXIT_FAILED, EXIT_USAGE, EXIT_STORE, EXIT_INTERRUPTED = 1, 2, 3, 130
 EXIT_CODES = ("0 done; 1 a check failed (verify, an unbalanced report) or the ledger refused; "
               "2 usage (an option, a path, a number or a setting); 3 the store (missing, "
               "not migrated, not a database, unreachable); 130 interrupted")
 CONNECT_TIMEOUT = 5  # seconds to reach PostgreSQL before a command gives up
-WIDE = 10_000  # the width of output that is not a terminal: a table is never cut
 
 ENVIRONMENT = {
     "PONTOON_DATABASE_URL": "the store: sqlite:///PATH (default sqlite:///var/pontoon."
@@ -287,57 +284,3 @@ def player_named(store: Any, given: str) -> str:
                                  + (f": {', '.join(found)}; give the id" if found else ""),
                                  param_hint="--player")
     return found[0]
-
-
-# --- output a script can read -------------------------------------------------------------
-
-def output_console(file: Any = None) -> Console:
-    """Where a command's output goes: a terminal at its own width, anything else (a pipe,
-    a file) so wide that no table is cut."""
-    console = Console(file=file)
-    return console if console.is_terminal else Console(file=file, width=WIDE)
-
-
-def progress_bar(_console: Console | None, label: str):  # type: ignore[no-untyped-def]
-    """A bar for long commands, done of total and the time left, on stderr and only on a
-    terminal, whatever console the command prints to: piped output never holds its
-    frames."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    console = Console(stderr=True)
-    return Progress(f"[progress.description]{label}", BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), console=console, disable=not console.is_terminal)
-
-
-def shape_option(*shapes: str):  # type: ignore[no-untyped-def]
-    """`--format`: text for people (the default) or JSON for scripts."""
-    return click.option("--format", "shape", type=click.Choice(shapes or ("text", "json")),
-                        default=(shapes or ("text",))[0], show_default=True,
-                        help="text to read, or json for a script (README, The pontoon "
-                             "command).")
-
-
-def emit_json(data: Any) -> None:
-    import json
-
-    click.echo(json.dumps(data, indent=2))
-
-
-def output_option():  # type: ignore[no-untyped-def]
-    """`--output FILE`: where a command writes what it prints, checked before any work."""
-    return click.option("--output", default="-", metavar="FILE",
-                        callback=lambda _, __, value: writable_file("--output", value),
-                        help="File to write, in a folder that exists (default: standard "
-                             "output).")
-
-
-def writable_file(option: str, value: str) -> str:
-    """An output file's folder must exist (`-`: standard output): checked before any
-    work, so a mistyped path costs nothing."""
-    if value != "-":
-        folder = Path(value).parent
-        if not folder.is_dir():
-            raise click.BadParameter(f"the folder {folder} does not exist", param_hint=option)
-        if Path(value).is_dir():
-            raise click.BadParameter(f"{value} is a folder; name a file", param_hint=option)
-    return value

@@ -13,8 +13,9 @@ import click
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from cli.common import open_projections, output_console, output_option
+from cli.common import open_projections
 from cli.main import main
+from cli.output import output_console, output_option
 from cli.reports import _opened, _period_bounds, written_period
 
 FORMATS = click.Choice(["table", "json", "csv"])

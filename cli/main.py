@@ -7,7 +7,8 @@ from importlib.metadata import PackageNotFoundError, version
 import click
 from rich.console import Console
 
-from cli.common import SERVICE, Group, output_console
+from cli.common import SERVICE, Group
+from cli.output import output_console
 
 
 def _installed_version() -> str:

@@ -8,17 +8,9 @@ from typing import Any
 import click
 from rich.console import Console
 
-from cli.common import (
-    SIGNING,
-    STORE,
-    emit_json,
-    open_projections,
-    opened_ledger,
-    output_console,
-    progress_bar,
-    shape_option,
-)
+from cli.common import SIGNING, STORE, open_projections, opened_ledger
 from cli.main import main
+from cli.output import emit_json, output_console, progress_bar, shape_option
 
 
 @main.group()

@@ -9,8 +9,9 @@ from typing import Any
 
 import click
 
-from cli.common import open_projections, output_console, output_option
+from cli.common import open_projections
 from cli.main import main
+from cli.output import output_console, output_option
 
 
 def _bound(text: str | None, calendar: Any, *, end: bool = False) -> str | None:

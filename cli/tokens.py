@@ -7,8 +7,9 @@ from datetime import datetime
 import click
 from rich.console import Console
 
-from cli.common import emit_json, open_projections, output_console, shape_option
+from cli.common import open_projections
 from cli.main import main
+from cli.output import emit_json, output_console, shape_option
 
 
 @main.group()
