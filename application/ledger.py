@@ -1,7 +1,8 @@
 """The ledger application: one method per command of API.md; load, decide, save once.
 
-Players and chips, tables and deals are here; tokens in tokens.py, disputes in disputes.py;
-loading, posting and the retried, idempotent running of a command in base.py.
+Players and chips, tables and deals are here; tokens in tokens.py, disputes in disputes.py,
+the mark of a simulated history in history.py; loading, posting and the retried,
+idempotent running of a command in base.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from eventsourcing.persistence import IntegrityError
 
 from application.base import Decision, LedgerBase, Outcome, _expect, _hash, _postings_of
 from application.disputes import DisputeCommands
+from application.history import HistoryCommands
 from application.tokens import TokenCommands
 from application.webhooks import WebhookCommands
 from domain.aggregates import (
@@ -37,7 +39,8 @@ def chip_count(amount: int) -> str:
     return f"{amount} chip{'' if amount == 1 else 's'}"
 
 
-class Ledger(TokenCommands, DisputeCommands, WebhookCommands, LedgerBase):
+class Ledger(TokenCommands, DisputeCommands, WebhookCommands, HistoryCommands,
+             LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------

@@ -5,7 +5,8 @@ name: each event carries its fact's fields in `fact` and applies it to the engin
 the aggregate holds, so replaying events rebuilds exactly the engine's state. `Account`
 holds one balance (a player's, the treasury's or a table's kitty) moved by postings.
 Receipts remember idempotent commands, tokens their principals, disputes their
-resolutions, webhooks their subscribers. See docs/architecture.md.
+resolutions, webhooks their subscribers; a simulated store carries the mark of its
+simulation. See docs/architecture.md.
 
 Every class here keeps the topic `domain.aggregates:<Class>` it was first stored under
 (`base.pinned`), so this package re-exports them all.
@@ -23,10 +24,11 @@ from domain.aggregates.base import (
 from domain.aggregates.deal import DealAggregate
 from domain.aggregates.dispute import Dispute
 from domain.aggregates.receipt import Receipt
+from domain.aggregates.simulation import SIMULATION_ID, Simulation
 from domain.aggregates.table import TableAggregate
 from domain.aggregates.token import Token
 from domain.aggregates.webhook import Webhook
 
-__all__ = ["SPENDING_RULES", "TREASURY_ID", "Account", "DealAggregate", "Dispute",
-           "FactAggregate", "Receipt", "TableAggregate", "Token", "Webhook", "kitty_id",
-           "posting_id", "receipt_id", "token_id"]
+__all__ = ["SIMULATION_ID", "SPENDING_RULES", "TREASURY_ID", "Account", "DealAggregate",
+           "Dispute", "FactAggregate", "Receipt", "Simulation", "TableAggregate", "Token",
+           "Webhook", "kitty_id", "posting_id", "receipt_id", "token_id"]
