@@ -143,8 +143,9 @@ class ClubNight:
         after = self.clock.at + gap * self.rng.uniform(0.6, 1.4)
         if after < self.evening + LAST_DEAL and len(table.seats) >= 2 and deal is not None:
             self.at(after, lambda: self._deal(index))
-        else:
-            self.at(self.clock.at + timedelta(minutes=1), lambda: self._close(index))
+        else:  # the table plays on to the end of the night, past midnight
+            ends = self.evening + LAST_DEAL if deal is not None else self.clock.at
+            self.at(max(ends, self.clock.at) + timedelta(minutes=1), lambda: self._close(index))
 
     def _close(self, index: int) -> None:
         """The table ends; its players settle up at the cash desk, a minute or so apart."""

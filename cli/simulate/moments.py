@@ -43,6 +43,7 @@ class CommandClock(SimulatedClock):
 class SimulatedLedger(Ledger):
     """The ledger's commands, each at one moment of its `CommandClock`."""
 
+    name = "Ledger"  # the store's tables are named after it (PostgreSQL)
     clock: CommandClock
 
     def _command(self, *args: Any, **kwargs: Any) -> Outcome:

@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, make_response, render_template, request
+from flask import Blueprint, current_app, make_response, render_template, request
 from werkzeug import Response
 from werkzeug.exceptions import HTTPException
 
@@ -86,7 +86,17 @@ def arg_text(name: str, longest: int = 100) -> str | None:
 
 @bp.context_processor
 def words() -> dict[str, Any]:
-    return {"card": card, "when": when, "clock": clock, "signed": signed}
+    return {"card": card, "when": when, "clock": clock, "signed": signed,
+            "simulated": simulated()}
+
+
+def simulated() -> bool:
+    """Whether the store holds a simulated history: every page says so (a banner). Once
+    marked always marked, so this process asks the store until it is."""
+    extensions = current_app.extensions
+    if not extensions.get("pontoon.simulated"):
+        extensions["pontoon.simulated"] = extensions["pontoon"].ledger.simulated()
+    return bool(extensions["pontoon.simulated"])
 
 
 @bp.after_request
