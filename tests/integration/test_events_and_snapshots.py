@@ -17,6 +17,7 @@ from domain.aggregates import (
     DealAggregate,
     Dispute,
     Receipt,
+    Simulation,
     TableAggregate,
     Token,
     Webhook,
@@ -34,7 +35,8 @@ from tests.integration.ledger_views import (
     treasury_balance,
 )
 
-AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook)
+AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook,
+              Simulation)
 THREE = ("Banker", "Pat", "Sam")
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}
 
@@ -85,6 +87,9 @@ PINNED_TOPICS = [
     "domain.aggregates:Dispute.Resolved",
     "domain.aggregates:Webhook.Subscribed",
     "domain.aggregates:Webhook.Deleted",
+    "domain.aggregates:Simulation.Begun",
+    "domain.aggregates:Simulation.RunBegun",
+    "domain.aggregates:Simulation.RunEnded",
 ]
 
 
