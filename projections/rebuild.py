@@ -27,6 +27,9 @@ from projections.store import TABLES, read_store
 # The models the helper rebuilds: about the same work as all the others together.
 HELPER_MODELS = frozenset({"audit", "tables", "disputes"})
 HELPER_FROM = 100_000  # events; below, starting a process costs about what it saves
+# Pages of a rebuild: five times the runner's, so five times fewer commits and per-page
+# reads (measured: a fifth less CPU, and less waiting on the disk).
+PAGE = 10_000
 log = logging.getLogger("pontoon.projections")
 
 
@@ -39,15 +42,16 @@ def rebuild(projections: Projections, reopen: Callable[[], EventLog] | None = No
     given. Returns the events of the log applied."""
     head = projections.head()
     if reopen is None or settings is None or head < helper_from or head == 0:
-        return projections.rebuild(progress)
+        done = Projections(projections.ledger, projections.store, PAGE).rebuild(progress)
+        projections.catch_up()  # it reads the positions afresh
+        return done
     projections.store.clear(TABLES, [m.tracking_name for m in projections.read_models])
     context = multiprocessing.get_context("spawn")
     reached = context.Value("q", 0, lock=False)
-    helper = context.Process(target=_helper, args=(reopen, settings, projections.page,
-                                                   reached), name="pontoon-rebuild-helper",
-                             daemon=True)
+    helper = context.Process(target=_helper, args=(reopen, settings, PAGE, reached),
+                             name="pontoon-rebuild-helper", daemon=True)
     helper.start()
-    mine = Projections(projections.ledger, projections.store, projections.page)
+    mine = Projections(projections.ledger, projections.store, PAGE)
     mine.models = [m for m in mine.models if m.name not in HELPER_MODELS]
 
     def told(position: int, _: int) -> None:

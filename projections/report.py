@@ -7,35 +7,23 @@ start, a dispute's raising); None leaves that side open.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
+import orjson
+
 from projections.store import ReadStore
 
-# Chips a player received from the treasury (R11.1) or returned to it, and what moved
-# between the player and a kitty, per player over the period; corrections (R11.4) count in
-# the player's net, not as buy-ins or cash-outs.
-_PER_ACCOUNT = (
-    "SELECT account, SUM(change) AS change, "
-    "SUM(CASE WHEN from_account = 'treasury' AND rule = 'R11.1' THEN amount ELSE 0 END) "
-    "AS buy_ins, "
-    "SUM(CASE WHEN to_account = 'treasury' AND rule = 'R11.1' THEN amount ELSE 0 END) "
-    "AS cash_outs, "
-    "SUM(CASE WHEN to_account LIKE %s THEN amount ELSE 0 END) AS kitty_put_up, "
-    "SUM(CASE WHEN from_account LIKE %s THEN amount ELSE 0 END) AS kitty_won, "
-    "SUM(CASE WHEN from_account = 'treasury' THEN amount ELSE 0 END) AS issued, "
-    "SUM(CASE WHEN to_account = 'treasury' THEN amount ELSE 0 END) AS redeemed, "
-    "SUM(CASE WHEN to_account LIKE %s THEN amount WHEN from_account LIKE %s THEN -amount "
-    "ELSE 0 END) AS to_escrow "
-    "FROM postings WHERE account <> 'treasury'{period} GROUP BY account")
 KITTY, ESCROW = "kitty:%", "escrow:%"
+# Each player's and kitty's balance just before a moment: its last entry then (the
+# statement's index on account and time; one lookup an account, in one statement).
+_LAST = ("(SELECT p.balance_after FROM postings p WHERE p.account = a.account{bound} "
+         "ORDER BY p.at DESC, p.position DESC LIMIT 1)")
 
 
 def period_report(store: ReadStore, start: str | None, end: str | None) -> dict[str, Any]:
-    sums = {row["account"]: {k: int(v) if k != "account" else v for k, v in row.items()}
-            for row in _rows(store, _PER_ACCOUNT, start, end,
-                             (KITTY, KITTY, ESCROW, ESCROW))}
+    balances = _balances(store, start, end)
+    sums = _sums(store, start, end, balances)
     deals = _deals_played(store, start, end)
     raised, resolved, by_player = _disputes(store, start, end)
     names = {row["owner"]: row["name"] for row in store.rows(
@@ -47,8 +35,10 @@ def period_report(store: ReadStore, start: str | None, end: str | None) -> dict[
     items.sort(key=lambda row: (row["name"].casefold(), row["player_id"]))
     issued = sum(s["issued"] for s in sums.values())
     redeemed = sum(s["redeemed"] for s in sums.values())
-    held_before = held_at(store, start) if start is not None else 0
-    held = held_at(store, end)
+    held_before = sum(b["before"] for b in balances) + _escrows(store, start) \
+        if start is not None else 0
+    held = sum(b["after"] for b in balances) + _escrows(store, end) if end is not None \
+        else held_at(store, None)
     return {
         "from": start, "to": end, "items": items, "next": None,
         "deals": _deal_count(store, start, end),
@@ -73,18 +63,20 @@ def _player_row(player: str, name: str, sums: dict[str, int], deals: Counter[str
 
 def held_at(store: ReadStore, moment: str | None) -> int:
     """Chips held by players, kitties and the stakes on tables just before `moment` (None:
-    now): each account's last balance (one index lookup per account), and the stakes of
-    the deals open then, from the other side of their postings (an escrow has no statement
-    of its own, and every escrow posting has exactly one entry)."""
+    now): each account's last balance, and the stakes of the deals open then."""
     if moment is None:
         [now] = store.rows("SELECT COALESCE(SUM(balance), 0) AS held FROM accounts "
                            "WHERE kind <> 'treasury'")
         return int(now["held"])
+    held: int = sum(b["after"] for b in _balances(store, None, moment))
+    return held + _escrows(store, moment)
+
+
+def _escrows(store: ReadStore, moment: str | None) -> int:
+    """The stakes of the deals open just before `moment`, from the other side of their
+    postings (an escrow has no statement of its own, and every escrow posting has exactly
+    one entry)."""
     held = 0
-    for row in store.rows("SELECT account FROM accounts WHERE kind IN ('player', 'kitty')"):
-        last = store.rows("SELECT balance_after FROM postings WHERE account = %s AND at < %s "
-                          "ORDER BY at DESC, position DESC LIMIT 1", (row["account"], moment))
-        held += int(last[0]["balance_after"]) if last else 0
     open_then = [r["deal_id"] for r in store.rows(
         "SELECT deal_id FROM deals WHERE started_at < %s AND (ended_at IS NULL OR "
         "ended_at >= %s)", (moment, moment))]
@@ -97,8 +89,57 @@ def held_at(store: ReadStore, moment: str | None) -> int:
     return held
 
 
-def _rows(store: ReadStore, sql: str, start: str | None, end: str | None,
-          params: tuple[Any, ...], column: str = "at") -> list[dict[str, Any]]:
+def _balances(store: ReadStore, start: str | None, end: str | None
+              ) -> list[dict[str, Any]]:
+    """Every player's and kitty's balance before the period and at its end, and whether it
+    moved in it: a few index lookups an account, however many postings the period holds
+    (a year's report no longer adds up a year of postings)."""
+    params: list[Any] = []
+    before = "NULL"
+    if start is not None:
+        before, params = _LAST.format(bound=" AND p.at < %s"), [start]
+    after = _LAST.format(bound="" if end is None else " AND p.at < %s")
+    params += [] if end is None else [end]
+    period, bounds = _bounds("p.at", start, end)
+    rows = store.rows(
+        f"SELECT a.account, {before} AS before, {after} AS after, CASE WHEN EXISTS (SELECT 1 "
+        f"FROM postings p WHERE p.account = a.account{period}) THEN 1 ELSE 0 END AS moved "
+        "FROM accounts a WHERE a.kind IN ('player', 'kitty')", (*params, *bounds))
+    return [{"account": r["account"], "before": int(r["before"] or 0),
+             "after": int(r["after"] or 0), "moved": bool(r["moved"])} for r in rows]
+
+
+def _sums(store: ReadStore, start: str | None, end: str | None,
+          balances: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Each account's change over the period (its balances), what a player received from
+    the treasury or returned (the treasury's own rows) and put into or won from kitties
+    (the kitties' rows): the accounts that moved, as one query over every posting gave."""
+    sums: dict[str, dict[str, int]] = {
+        b["account"]: dict.fromkeys(("buy_ins", "cash_outs", "kitty_put_up", "kitty_won",
+                                     "issued", "redeemed"), 0) | {"change": b["after"]
+                                                                   - b["before"]}
+        for b in balances if b["moved"]}
+    period, bounds = _bounds("at", start, end)
+    for row in store.rows("SELECT from_account, to_account, rule, SUM(amount) AS amount FROM "
+                          f"postings WHERE account = 'treasury'{period} GROUP BY "
+                          "from_account, to_account, rule", bounds):
+        issued = row["from_account"] == "treasury"
+        other = sums.get(row["to_account"] if issued else row["from_account"])
+        if other is not None:
+            other["issued" if issued else "redeemed"] += int(row["amount"])
+            if row["rule"] == "R11.1":
+                other["buy_ins" if issued else "cash_outs"] += int(row["amount"])
+    for row in store.rows("SELECT from_account, to_account, SUM(amount) AS amount FROM "
+                          "postings WHERE account >= 'kitty:' AND account < 'kitty;'"
+                          f"{period} GROUP BY from_account, to_account", bounds):
+        if row["from_account"].startswith("player:") and row["from_account"] in sums:
+            sums[row["from_account"]]["kitty_put_up"] += int(row["amount"])
+        if row["to_account"].startswith("player:") and row["to_account"] in sums:
+            sums[row["to_account"]]["kitty_won"] += int(row["amount"])
+    return sums
+
+
+def _bounds(column: str, start: str | None, end: str | None) -> tuple[str, list[Any]]:
     period, bounds = "", []
     if start is not None:
         period += f" AND {column} >= %s"
@@ -106,6 +147,12 @@ def _rows(store: ReadStore, sql: str, start: str | None, end: str | None,
     if end is not None:
         period += f" AND {column} < %s"
         bounds.append(end)
+    return period, bounds
+
+
+def _rows(store: ReadStore, sql: str, start: str | None, end: str | None,
+          params: tuple[Any, ...], column: str = "at") -> list[dict[str, Any]]:
+    period, bounds = _bounds(column, start, end)
     return store.rows(sql.format(period=period), (*params, *bounds))
 
 
@@ -115,7 +162,7 @@ def _deals_played(store: ReadStore, start: str | None, end: str | None) -> Count
     played: Counter[str] = Counter()
     for row in _rows(store, "SELECT banker, players FROM deals WHERE phase <> 'void'{period}",
                      start, end, (), "started_at"):
-        played.update({row["banker"], *json.loads(row["players"])})
+        played.update({row["banker"], *orjson.loads(row["players"])})
     return played
 
 

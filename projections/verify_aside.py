@@ -35,7 +35,7 @@ from projections.integrity import Chain, Snapshots, checked_pages
 Fail = Callable[[str], None]
 # Sixteenths of the finished deals the helper replays: with the chains and snapshots, a
 # quarter of the replays gives each process about the same work (measured: decisions.md 88).
-SHARE = 4
+SHARE = 6
 FAILURES_MAX = 1000  # the most failures a report keeps (either process's)
 
 
