@@ -154,7 +154,8 @@ def reads(label: str, settings: Settings) -> list[dict[str, Any]]:
             print(f"[{label}] {row['read']:34} not built yet ({row['path']})")
         else:
             print(f"[{label}] {row['read']:34} p50 {row['p50_ms']:7.1f} ms, p95 "
-                  f"{row['p95_ms']:7.1f} ms (aim < {row['aim_ms']}): {row['verdict']}")
+                  f"{row['p95_ms']:7.1f} ms (aim < {row['aim_ms']}): {row['verdict']}; CPU "
+                  f"p50 {row['cpu_p50_ms']:.1f}, p95 {row['cpu_p95_ms']:.1f} ms")
     return rows
 
 
