@@ -179,19 +179,23 @@ class _Replay:
     rules: dict[str, int] = field(default_factory=dict)  # table -> packs
     share: int | None = None  # with a helper: it replays the finished deals `aside`
     aside: int = 0  # finished deals left to the helper
+    kinds: dict[type, str] = field(default_factory=dict)  # each event class's, found once
 
     def event(self, event: Any, report: Report) -> None:
-        if isinstance(event, DealAggregate.Event | DealAggregate.DealStarted):
+        kind = self.kinds.get(type(event))
+        if kind is None:  # a few dozen classes, millions of events
+            kind = self.kinds[type(event)] = _kind(event)
+        if kind == "deal":
             _deal_event(event, report, self)
-        elif isinstance(event, TableAggregate.Event | TableAggregate.TableOpened):
+        elif kind == "table":
             _table_event(event, report, self.expected_packs, self.deal_packs, self.rules)
             _carried(event, self.deal_postings)
-        elif isinstance(event, Account.Opened):
+        elif kind == "opened":
             report.accounts += 1
             # An old store's treasury opens after its first counterpart's entry, whose
             # chips the derived balance already counts: opening must not forget them.
             self.balances.setdefault(_account_name(event), 0)
-        elif isinstance(event, Account.Credited | Account.Debited):
+        elif kind == "entry":
             treasurys = _account_name_of_entry(event) == TREASURY
             _entry(event, report, self.treasury_own if treasurys else self.balances,
                    self.entries)
@@ -221,6 +225,19 @@ class _Replay:
         if own is not None and own != derived:
             report.fail(f"the treasury's own entries end at {own}, its counterparts' entries of "
                         f"those postings give {derived} (R11.1)")
+
+
+def _kind(event: Any) -> str:
+    """Which of `_Replay.event`'s checks an event of this class takes."""
+    if isinstance(event, DealAggregate.Event | DealAggregate.DealStarted):
+        return "deal"
+    if isinstance(event, TableAggregate.Event | TableAggregate.TableOpened):
+        return "table"
+    if isinstance(event, Account.Opened):
+        return "opened"
+    if isinstance(event, Account.Credited | Account.Debited):
+        return "entry"
+    return "other"
 
 
 def _deal_event(event: Any, report: Report, state: _Replay) -> None:
