@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -50,6 +51,9 @@ from projections.store import read_store  # noqa: E402
 
 TOKEN = "pt_year_benchmark_treasurer_token_0000000000000"
 PONTOON = str(Path(sys.executable).with_name("pontoon"))
+PG_DUMPS = {"backup": ["--format=custom"],
+            "backup, uncompressed": ["--format=custom", "--compress=0"],
+            "backup, 2 jobs": ["--format=directory", "--jobs=2", "--compress=1"]}
 
 
 def year_plan(today: date, nights: int = 150) -> Plan:
@@ -113,11 +117,12 @@ def command(label: str, args: list[str], settings: Settings) -> dict[str, Any]:
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - start
+    cpu = usage.ru_utime + usage.ru_stime  # the command's and its helper's
     last = (out.strip().splitlines() or [""])[-1]
     print(f"[{label}] {' '.join(Path(a).name if i == 0 else a for i, a in enumerate(args))}:"
-          f" {seconds:.1f} s, peak {usage.ru_maxrss / 1024:,.0f} MiB, exit "
-          f"{process.returncode}: {last}", flush=True)
-    return {"seconds": seconds, "peak_mib": usage.ru_maxrss / 1024,
+          f" {seconds:.1f} s (CPU {cpu:.1f} s, load average {os.getloadavg()[0]:.1f}), peak "
+          f"{usage.ru_maxrss / 1024:,.0f} MiB, exit {process.returncode}: {last}", flush=True)
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_mib": usage.ru_maxrss / 1024,
             "exit": process.returncode, "said": last}
 
 
@@ -128,11 +133,16 @@ def tools(label: str, settings: Settings, backup_to: Path) -> dict[str, Any]:
         backup_to.unlink(missing_ok=True)
         found["backup"] = command(label, [PONTOON, "backup", str(backup_to)], settings)
         backup_to.unlink(missing_ok=True)
-    else:
+    else:  # pg_dump as the README has it, then without compression, then in parallel
         url = settings.database_url.split("?")[0]
-        found["backup"] = command(label, ["pg_dump", "--format=custom", "--no-owner",
+        for name, options in PG_DUMPS.items():
+            shutil.rmtree(backup_to, ignore_errors=True)
+            backup_to.unlink(missing_ok=True)
+            found[name] = command(label, ["pg_dump", *options, "--no-owner",
                                           f"--file={backup_to}", url], settings)
-        found["backup"]["bytes"] = backup_to.stat().st_size if backup_to.exists() else 0
+            found[name]["bytes"] = sum(p.stat().st_size for p in backup_to.rglob("*")) \
+                if backup_to.is_dir() else backup_to.stat().st_size
+        shutil.rmtree(backup_to, ignore_errors=True)
         backup_to.unlink(missing_ok=True)
     return found
 
