@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -210,7 +211,10 @@ def run(label: str, settings: Settings, backup_to: Path) -> dict[str, Any]:
     found: dict[str, Any] = {"tools": tools(label, settings, backup_to)}
     found["reads"] = reads(label, settings)
     found["bytes"] = size(settings)
-    print(f"[{label}] the store: {found['bytes'] / 2**20:,.0f} MiB")
+    # This process's peak so far: the year built (on the first run), then every read.
+    found["reads_peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"[{label}] the store: {found['bytes'] / 2**20:,.0f} MiB; this process's peak "
+          f"memory {found['reads_peak_mib']:,.0f} MiB")
     return found
 
 
