@@ -41,6 +41,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
 from application.store import build_ledger, migrate  # noqa: E402
+from benchmarks.engine import baseline  # noqa: E402
 from benchmarks.stores import machine  # noqa: E402
 from benchmarks.table_depth import copied  # noqa: E402
 from benchmarks.year_reads import measure, places  # noqa: E402
@@ -52,6 +53,7 @@ from projections.store import read_store  # noqa: E402
 
 TOKEN = "pt_year_benchmark_treasurer_token_0000000000000"
 PONTOON = str(Path(sys.executable).with_name("pontoon"))
+QUIET = 81_800  # benchmarks/engine.py's baseline on 2026-11-29, quiet (docs/benchmarks.md)
 PG_DUMPS = {"backup": ["--format=custom"],
             "backup, uncompressed": ["--format=custom", "--compress=0"],
             "backup, 2 jobs": ["--format=directory", "--jobs=2", "--compress=1"]}
@@ -207,8 +209,20 @@ def dropped(url: str, database: str) -> None:
     print(f"database {database} dropped")
 
 
+def speed(label: str) -> float:
+    """How fast one core runs Python now, against the quiet machine of 2026-11-29
+    (benchmarks/engine.py's baseline: 81,800 shuffle+sorts of a pack a second), so that
+    figures of a loaded machine can be read (the house rule: ratios to a baseline)."""
+    measured = baseline(1.0)
+    print(f"[{label}] baseline {measured:,.0f} shuffle+sorts/s: {measured / QUIET:.2f} x the "
+          f"quiet machine's; load average {os.getloadavg()[0]:.1f}", flush=True)
+    return measured / QUIET
+
+
 def run(label: str, settings: Settings, backup_to: Path) -> dict[str, Any]:
-    found: dict[str, Any] = {"tools": tools(label, settings, backup_to)}
+    found: dict[str, Any] = {"speed_before": speed(label)}
+    found["tools"] = tools(label, settings, backup_to)
+    found["speed_after"] = speed(label)
     found["reads"] = reads(label, settings)
     found["bytes"] = size(settings)
     # This process's peak so far: the year built (on the first run), then every read.

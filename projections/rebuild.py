@@ -21,6 +21,7 @@ from typing import Any
 
 from config import Settings
 from projections.base import EventLog
+from projections.collector import without_cyclic_collection
 from projections.runner import Progress, Projections
 from projections.store import TABLES, read_store
 
@@ -42,7 +43,8 @@ def rebuild(projections: Projections, reopen: Callable[[], EventLog] | None = No
     given. Returns the events of the log applied."""
     head = projections.head()
     if reopen is None or settings is None or head < helper_from or head == 0:
-        done = Projections(projections.ledger, projections.store, PAGE).rebuild(progress)
+        with without_cyclic_collection():
+            done = Projections(projections.ledger, projections.store, PAGE).rebuild(progress)
         projections.catch_up()  # it reads the positions afresh
         return done
     projections.store.clear(TABLES, [m.tracking_name for m in projections.read_models])
@@ -59,7 +61,8 @@ def rebuild(projections: Projections, reopen: Callable[[], EventLog] | None = No
             progress(min(position, reached.value), head)
 
     try:
-        mine.catch_up(told)
+        with without_cyclic_collection():
+            mine.catch_up(told)
         while helper.is_alive():
             helper.join(0.2)
             told(head, head)
@@ -89,7 +92,8 @@ def _helper(reopen: Callable[[], EventLog], settings: Settings, page: int, reach
             if parent is not None and not parent.is_alive():
                 raise SystemExit(1)  # the main process is gone: nobody waits for this
 
-        runner.catch_up(told)
+        with without_cyclic_collection():
+            runner.catch_up(told)
     finally:
         with contextlib.suppress(Exception):
             ledger.close()  # type: ignore[attr-defined]

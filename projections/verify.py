@@ -29,6 +29,7 @@ from domain.engine.shuffle import shuffle_pack
 from domain.engine.verification import verify_deal
 from domain.integrity import Checkpoint
 from projections.base import EventLog
+from projections.collector import without_cyclic_collection
 from projections.decoding import Decoder
 from projections.integrity import Chain, Snapshots, checked_pages, named, witnesses
 from projections.store import ReadStore
@@ -75,7 +76,8 @@ def verify(ledger: EventLog, progress: Progress | None = None, page: int = 2000,
     helper = Helper(reopen, head, page, checkpoint, report.chained) \
         if reopen is not None and head and head >= helper_from else None
     try:
-        _pass(ledger, head, page, checkpoint, report, helper, progress)
+        with without_cyclic_collection():
+            _pass(ledger, head, page, checkpoint, report, helper, progress)
     finally:
         if helper is not None:
             helper.stop()

@@ -30,6 +30,7 @@ from domain.engine import facts as f
 from domain.engine.verification import verify_deal
 from domain.integrity import Checkpoint
 from projections.base import EventLog
+from projections.collector import without_cyclic_collection
 from projections.decoding import Decoder
 from projections.integrity import Chain, Snapshots, checked_pages
 
@@ -152,7 +153,8 @@ def _run(reopen: Callable[[], EventLog], head: int, page: int, checkpoint: Check
     try:
         ledger = reopen()
         try:
-            outcome = _work(ledger, head, page, checkpoint, chained, share, position)
+            with without_cyclic_collection():
+                outcome = _work(ledger, head, page, checkpoint, chained, share, position)
         finally:
             ledger.close()  # type: ignore[attr-defined]
     except Exception as error:  # noqa: BLE001 (told to the main process, which fails verify)
