@@ -9,7 +9,7 @@
   snapshot against its events, a checkpoint kept outside the database, and the read models
   as witnesses of deleted events (projections/integrity.py).
 
-On a long log a helper process takes the hash chains, the snapshots and a quarter of the
+On a long log a helper process takes the hash chains, the snapshots and 6/16 of the
 deals' replays (projections/verify_aside.py), so both cores work.
 """
 

@@ -35,8 +35,9 @@ from projections.decoding import Decoder
 from projections.integrity import Chain, Snapshots, checked_pages
 
 Fail = Callable[[str], None]
-# Sixteenths of the finished deals the helper replays: with the chains and snapshots, a
-# quarter of the replays gives each process about the same work (measured: decisions.md 88).
+# Sixteenths of the finished deals the helper replays: with the chains and snapshots, 6/16
+# of the replays gives each process about the same work (measured on a year of simulated
+# play, a deal of about 55 events: decisions.md 88, 117).
 SHARE = 6
 FAILURES_MAX = 1000  # the most failures a report keeps (either process's)
 
