@@ -2,7 +2,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run demo demo-game test test-optimised test-long lint bench clean
+.PHONY: install run demo demo-game test test-optimised test-long lint bench bench-year clean
 
 install: $(STAMP)
 
@@ -55,6 +55,12 @@ bench: install
 	$(BIN)/python benchmarks/table_depth.py
 	$(BIN)/python benchmarks/projections.py
 	$(BIN)/python benchmarks/service.py
+
+# A busy club's year on a simulated clock (docs/benchmarks.md, "A year at the club"): built
+# once into /tmp/pontoon-year.sqlite3 (about an hour) and reused, copied into PostgreSQL
+# when PONTOON_TEST_POSTGRES_URL is set, measured on both.
+bench-year: install
+	$(BIN)/python benchmarks/year.py --reuse
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,8 +1,8 @@
 """The ledger application: one method per command of API.md; load, decide, save once.
 
 Players and chips, tables and deals are here; tokens in tokens.py, disputes in disputes.py,
-the club and its nights in club.py; loading, posting and the retried, idempotent running of
-a command in base.py.
+the club and its nights in club.py; the mark of a simulated history in history.py; loading,
+posting and the retried, idempotent running of a command in base.py.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from application.club import ClubCommands
 from application.contributions import ContributionCommands
 from application.disputes import DisputeCommands
 from application.eventstore import VersionConflict
+from application.history import HistoryCommands
 from application.names import TableNames
 from application.tokens import TokenCommands
 from application.webhooks import WebhookCommands
@@ -43,7 +44,7 @@ def chip_count(amount: int) -> str:
 
 
 class Ledger(TokenCommands, DisputeCommands, WebhookCommands, ContributionCommands,
-             ClubCommands, TableNames, LedgerBase):
+             ClubCommands, TableNames, HistoryCommands, LedgerBase):
     name = "Ledger"
 
     # --- players and chips -------------------------------------------------------------

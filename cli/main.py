@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 import click
 from rich.console import Console
 
-from cli.common import SERVICE, Group
+from cli.common import SERVICE, STORE, Group
 from cli.output import output_console
+from cli.simulate.history_options import history_options
 
 
 def _installed_version() -> str:
@@ -42,7 +44,7 @@ def demo(seed: str | None, players: int) -> None:
     play_demo(Console(), seed=seed, players=players)
 
 
-@main.command(environment=("PONTOON_TREASURER_TOKEN",))
+@main.command(environment=("PONTOON_TREASURER_TOKEN", *STORE))  # the store: --start
 @click.option("--players", type=click.IntRange(2, 14), default=6, show_default=True,
               help="Bots to register and seat.")
 @click.option("--deals", type=click.IntRange(1), default=500, show_default=True,
@@ -56,11 +58,18 @@ def demo(seed: str | None, players: int) -> None:
               help="Seed of the bots' choices (the service shuffles the pack itself).")
 @click.option("--table", "table_id", type=str, default=None,
               help="Keep playing at this existing table (staff act for its seats).")
+@history_options
 def simulate(players: int, deals: int, shoot: bool, url: str, token: str | None,
-             seed: str | None, table_id: str | None) -> None:
-    """Bots play complete deals through the REST API, each with its own player token."""
+             seed: str | None, table_id: str | None, **history: Any) -> None:
+    """Bots play complete deals through the REST API, each with its own player token; with
+    --start, a club's nights on a simulated clock, into the store, in this process."""
     from cli.simulate import run_simulation
 
+    if history["start"] is not None:
+        from cli.simulate.history_options import plan_of
+        from cli.simulate.history_run import run_history
+
+        raise SystemExit(run_history(Console(), plan_of({**history, "seed": seed})))
     if not token:
         raise click.UsageError("a treasurer token is needed: --token or PONTOON_TREASURER_TOKEN")
     code = run_simulation(output_console(), url=url, token=token, players=players, deals=deals,

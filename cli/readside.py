@@ -55,12 +55,21 @@ def projections_run() -> None:
 @projections.command("rebuild")
 def projections_rebuild() -> None:
     """Drop every read model's rows and apply the whole event log again."""
-    _, ledger, runner = open_projections()
+    import dataclasses
+    import functools
+
+    from application.store import build_ledger
+    from projections.rebuild import rebuild
+
+    settings, ledger, runner = open_projections()
     console = output_console()
+    # A long log is shared with a helper process that opens the store again.
+    reopen = functools.partial(build_ledger, dataclasses.replace(
+        settings, pool_size=1, pool_overflow=0))
     try:
         with progress_bar(console, "rebuild") as bar:
             task = bar.add_task("rebuilding", total=max(runner.head(), 1))
-            done = runner.rebuild(lambda position, head: bar.update(
+            done = rebuild(runner, reopen, settings, lambda position, head: bar.update(
                 task, completed=position, total=max(head, 1)))
         console.print(f"rebuilt {len(runner.models)} read models from {done} events")
     finally:

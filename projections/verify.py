@@ -12,7 +12,7 @@
   chain, and a signed checkpoint's root against the log (projections/merkle_check.py);
 - every read model says what the log gives (projections/verify_models.py).
 
-On a long log a helper process takes the hash chains, the snapshots and a quarter of the
+On a long log a helper process takes the hash chains, the snapshots and 6/16 of the
 deals' replays (projections/verify_aside.py), so both cores work.
 """
 
@@ -31,6 +31,7 @@ from domain.engine.postings import TREASURY
 from domain.engine.verification import verify_deal
 from domain.integrity import Checkpoint
 from projections.base import EventLog
+from projections.collector import without_cyclic_collection
 from projections.decoding import Decoder
 from projections.integrity import Chain, Snapshots, checked_pages, named, witnesses
 from projections.merkle_check import check_tree
@@ -83,7 +84,8 @@ def verify(ledger: EventLog, progress: Progress | None = None, page: int = 2000,
         if reopen is not None and head and head >= helper_from else None
     expected = Expected() if store is not None else None
     try:
-        _pass(ledger, head, page, checkpoint, report, helper, progress, expected)
+        with without_cyclic_collection():
+            _pass(ledger, head, page, checkpoint, report, helper, progress, expected)
     finally:
         if helper is not None:
             helper.stop()
@@ -192,20 +194,24 @@ class _Replay:
     deal_postings: dict[str, tuple[str, str, int]] = field(default_factory=dict)
     share: int | None = None  # with a helper: it replays the finished deals `aside`
     aside: int = 0  # finished deals left to the helper
+    kinds: dict[type, str] = field(default_factory=dict)  # each event class's, found once
 
     def event(self, event: Any, report: Report) -> None:
-        if isinstance(event, DealAggregate.Event | DealAggregate.DealStarted):
+        kind = self.kinds.get(type(event))
+        if kind is None:  # a few dozen classes, millions of events
+            kind = self.kinds[type(event)] = _kind(event)
+        if kind == "deal":
             _deal_event(event, report, self)
-        elif isinstance(event, TableAggregate.Event | TableAggregate.TableOpened):
+        elif kind == "table":
             self.packs.table_fact(str(event.originator_id),
                                   f.Fact.from_dict(type(event).__name__, event.fact))
             _carried(event, self.deal_postings)
-        elif isinstance(event, Account.Opened):
+        elif kind == "opened":
             report.accounts += 1
             # An old store's treasury opens after its first counterpart's entry, whose
             # chips the derived balance already counts: opening must not forget them.
             self.balances.setdefault(_account_name(event), 0)
-        elif isinstance(event, Account.Credited | Account.Debited):
+        elif kind == "entry":
             treasurys = _account_name_of_entry(event) == TREASURY
             _entry(event, report, self.treasury_own if treasurys else self.balances,
                    self.entries)
@@ -236,6 +242,19 @@ class _Replay:
         if own is not None and own != derived:
             report.fail(f"the treasury's own entries end at {own}, its counterparts' entries of "
                         f"those postings give {derived} (R11.1)")
+
+
+def _kind(event: Any) -> str:
+    """Which of `_Replay.event`'s checks an event of this class takes."""
+    if isinstance(event, DealAggregate.Event | DealAggregate.DealStarted):
+        return "deal"
+    if isinstance(event, TableAggregate.Event | TableAggregate.TableOpened):
+        return "table"
+    if isinstance(event, Account.Opened):
+        return "opened"
+    if isinstance(event, Account.Credited | Account.Debited):
+        return "entry"
+    return "other"
 
 
 def _deal_event(event: Any, report: Report, state: _Replay) -> None:

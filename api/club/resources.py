@@ -17,7 +17,7 @@ def get_club() -> Shown:
     """The club's name, time zone and the hour its days start (anyone with a token)."""
     principal()
     club = ledger().club()
-    return club.as_dict(), etag(club.version)
+    return {**club.as_dict(), "simulated": ledger().simulated()}, etag(club.version)
 
 
 @blp.command("", ClubChangeSchema, ClubChangedSchema, method="PATCH", guarded=True)

@@ -41,7 +41,7 @@ class HourOfDay(fields.String):
         return written
 
 
-class ClubSchema(Schema):
+class ClubSettingsSchema(Schema):
     name = fields.String(required=True, metadata={
         "description": "the club's name, printed on its sheets"})
     time_zone = fields.String(required=True, metadata={
@@ -49,6 +49,12 @@ class ClubSchema(Schema):
     day_starts_at = fields.String(required=True, metadata={
         "description": "the local time (HH:MM) each club day starts: play after midnight "
                        "belongs to the day before until then"})
+
+
+class ClubSchema(ClubSettingsSchema):
+    simulated = fields.Boolean(required=True, metadata={
+        "description": "true when the store holds a history played on a simulated clock "
+                       "(pontoon simulate --start), not a real club's"})
 
 
 class ClubChangeSchema(Schema):
@@ -59,5 +65,5 @@ class ClubChangeSchema(Schema):
     day_starts_at = HourOfDay()
 
 
-class ClubChangedSchema(ClubSchema, CommandAnswerSchema):
+class ClubChangedSchema(ClubSettingsSchema, CommandAnswerSchema):
     pass

@@ -5,8 +5,8 @@ name: each event carries its fact's fields in `fact` and applies it to the engin
 the aggregate holds, so replaying events rebuilds exactly the engine's state. `Account`
 holds one balance (a player's, the treasury's or a table's kitty) moved by postings.
 Receipts remember idempotent commands, tokens their principals, disputes their
-resolutions, webhooks their subscribers; the club its calendar and closed nights. See
-docs/architecture.md.
+resolutions, webhooks their subscribers; the club its calendar and closed nights; a
+simulated store carries the mark of its simulation. See docs/architecture.md.
 
 Every class here keeps the topic `domain.aggregates:<Class>` it was first stored under
 (`base.pinned`), so this package re-exports them all.
@@ -25,11 +25,13 @@ from domain.aggregates.club import CLUB_ID, Club
 from domain.aggregates.deal import DealAggregate
 from domain.aggregates.dispute import Dispute
 from domain.aggregates.receipt import Receipt
+from domain.aggregates.simulation import SIMULATION_ID, Simulation
 from domain.aggregates.table import TableAggregate
 from domain.aggregates.table_name import TableName, table_name_id
 from domain.aggregates.token import Token
 from domain.aggregates.webhook import Webhook
 
-__all__ = ["CLUB_ID", "SPENDING_RULES", "TREASURY_ID", "Account", "Club", "DealAggregate",
-           "Dispute", "FactAggregate", "Receipt", "TableAggregate", "TableName", "Token",
-           "Webhook", "kitty_id", "posting_id", "receipt_id", "table_name_id", "token_id"]
+__all__ = ["CLUB_ID", "SIMULATION_ID", "SPENDING_RULES", "TREASURY_ID", "Account", "Club",
+           "DealAggregate", "Dispute", "FactAggregate", "Receipt", "Simulation",
+           "TableAggregate", "TableName", "Token", "Webhook", "kitty_id", "posting_id",
+           "receipt_id", "table_name_id", "token_id"]

@@ -55,7 +55,8 @@ def play_evening(night: Night, zone: str, day: tuple[int, int, int]) -> list[str
 def test_the_club_has_defaults_until_the_treasurer_sets_them(client: Any) -> None:
     shown = ok(client.get("/v1/club", headers=TREASURER))
 
-    assert shown == {"name": "Pontoon club", "time_zone": "UTC", "day_starts_at": "06:00"}
+    assert shown == {"name": "Pontoon club", "time_zone": "UTC", "day_starts_at": "06:00",
+                     "simulated": False}
 
     changed = set_club(client, name="The Anchor", time_zone="Europe/London")
 

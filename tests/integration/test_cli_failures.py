@@ -140,6 +140,18 @@ def test_every_command_refuses_a_postgresql_schema_never_migrated(
     run_everywhere("postgres-unmigrated", tmp_path, postgres_schema)
 
 
+@pytest.mark.parametrize("state", ["not-a-database", "postgres-down"])
+def test_a_simulated_history_refuses_a_store_it_cannot_make(state: str, tmp_path: Path
+                                                            ) -> None:
+    """`simulate --start` plays into the store, making and migrating it as it needs, but
+    not over a file that is no database nor through a PostgreSQL that is down."""
+    done = CliRunner().invoke(main, ["simulate", "--start", "2026-01-02", "--nights", "1"],
+                              env={"PONTOON_DATABASE_URL": store_in(state, tmp_path)})
+
+    assert done.exit_code == 3, done.output
+    assert len(done.stderr.strip().splitlines()) == 1 and SAID[state] in done.stderr
+
+
 @pytest.mark.parametrize("state", ["missing", "unmigrated", "not-a-database",
                                    "postgres-down"])
 def test_the_console_script_prints_one_line_and_no_traceback(state: str,

@@ -16,6 +16,7 @@ from domain.aggregates import (
     DealAggregate,
     Dispute,
     Receipt,
+    Simulation,
     TableAggregate,
     Token,
     Webhook,
@@ -24,7 +25,8 @@ from domain.aggregates import (
 from domain.aggregates import clock as event_clock
 from domain.errors import Conflict
 
-AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook)
+AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook,
+              Simulation)
 FRIDAY_NIGHT = datetime(2026, 11, 6, 23, 59, 59, tzinfo=UTC)
 
 

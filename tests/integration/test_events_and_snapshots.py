@@ -18,6 +18,7 @@ from domain.aggregates import (
     DealAggregate,
     Dispute,
     Receipt,
+    Simulation,
     TableAggregate,
     TableName,
     Token,
@@ -37,7 +38,7 @@ from tests.integration.ledger_views import (
 )
 
 AGGREGATES = (DealAggregate, TableAggregate, Account, Receipt, Token, Dispute, Webhook, Club,
-              TableName)
+              TableName, Simulation)
 THREE = ("Banker", "Pat", "Sam")
 SHOOT = {"shoot": True, "kitty_min": 10, "kitty_max": 50}
 
@@ -96,6 +97,9 @@ PINNED_TOPICS = [
     "domain.aggregates:Club.SettingsChanged",
     "domain.aggregates:Club.DayClosed",
     "domain.aggregates:TableName.Reserved",
+    "domain.aggregates:Simulation.Begun",
+    "domain.aggregates:Simulation.RunBegun",
+    "domain.aggregates:Simulation.RunEnded",
 ]
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, g, make_response, render_template, request
+from flask import Blueprint, current_app, g, make_response, render_template, request
 from werkzeug import Response
 from werkzeug.exceptions import HTTPException
 
@@ -145,13 +145,23 @@ def arg_text(name: str, longest: int = 100) -> str | None:
 
 @bp.context_processor
 def words() -> dict[str, Any]:
-    """Times in the club's zone, which every page names (`zone_name`)."""
+    """Times in the club's zone, which every page names (`zone_name`), and the banner of a
+    simulated store."""
     club = club_view()
     local = zone(club.rule.time_zone)
     return {"card": card, "when": lambda text: when(text, local),
             "clock": lambda text: clock(text, local), "signed": signed,
             "zone_name": club.rule.time_zone, "day_starts_at": club.rule.day_starts_at,
-            "club_name": club.name}
+            "club_name": club.name, "simulated": simulated()}
+
+
+def simulated() -> bool:
+    """Whether the store holds a simulated history: every page says so (a banner). Once
+    marked always marked, so this process asks the store until it is."""
+    extensions = current_app.extensions
+    if not extensions.get("pontoon.simulated"):
+        extensions["pontoon.simulated"] = extensions["pontoon"].ledger.simulated()
+    return bool(extensions["pontoon.simulated"])
 
 
 @bp.after_request
