@@ -66,8 +66,14 @@ def simulate(players: int, deals: int, shoot: bool, url: str, token: str | None,
     from cli.simulate import run_simulation
 
     if history["start"] is not None:
+        from cli.common import ready_store
         from cli.simulate.history_options import plan_of
         from cli.simulate.history_run import run_history
+        from config import Settings
+
+        # It makes the store as it needs, but not over a file or through a server it
+        # cannot use: refused before the plan reads the club's zone from it.
+        ready_store(Settings.from_env(), migrated=False)
 
         raise SystemExit(run_history(Console(), plan_of({**history, "seed": seed})))
     if not token:

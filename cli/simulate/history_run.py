@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from application import Ledger
 from application.clock import SimulatedClock
 from application.store import migrate, pending_migrations
-from cli.common import ready_store, where
+from cli.common import where
 from cli.simulate.books import Tally
 from cli.simulate.history import Plan, play_history, refused
 from cli.simulate.moments import CommandClock, simulated_ledger
@@ -29,7 +29,6 @@ def run_history(console: Console, plan: Plan) -> int:
     """Play `plan` into the store PONTOON_DATABASE_URL names; the exit status (0: the books
     balance). A refusal is one line and exit status 1, with nothing recorded."""
     settings = Settings.from_env()
-    ready_store(settings, migrated=False)  # it makes the store, but not of a file or server
     if pending_migrations(settings):
         migrate(settings)
     clock = CommandClock(plan.evenings()[0])
