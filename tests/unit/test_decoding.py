@@ -165,6 +165,12 @@ def _token_key(ledger: Ledger, secret: str) -> UUID:
 @pytest.fixture(scope="module")
 def ledger() -> Iterator[Ledger]:
     ledger = build_ledger(Settings(database_url="memory://"))
+    # A simulated run first (a simulation plays into a store with no real-clock events),
+    # so the log holds the Simulation events too.
+    ledger.begin_simulation({"first_night": "2026-11-06", "nights": 1})
+    ledger.end_simulation({"deals": 0})
+    ledger.begin_simulation({"first_night": "2026-11-07", "nights": 1})  # a second run
+    ledger.end_simulation({"deals": 0})
     # Shuffles from seeds of a seeded generator: the random deals are the same every run
     # (with fresh seeds a random stake could now and then exceed what a player holds).
     seeds = random.Random(7)
