@@ -18,7 +18,7 @@ schema, dropped afterwards), in the same run:
 3. Catch-up from zero: `Projections.rebuild` (drop every read-model row and position, then
    apply the whole log to every read model); log events/s, best of two, with the ratio to
    both baselines (aim ≥ 0.3), then one more rebuild model by model for the breakdown.
-4. `projections.verify.verify` over the whole log: deals/s, events/s, and the time it would
+4. `verification.verify.verify` over the whole log: deals/s, events/s, and the time it would
    take for 100,000 deals of the same play, extrapolated linearly (verify reads the log
    once, in order; it keeps every posting's id and entries in memory, so at 100,000 deals,
    about 1.5 million postings, memory rather than time may be what limits it). Filling
@@ -51,7 +51,7 @@ from domain.errors import PontoonError  # noqa: E402
 from projections.log import Log  # noqa: E402
 from projections.runner import Projections  # noqa: E402
 from projections.store import TABLES, read_store  # noqa: E402
-from projections.verify import verify  # noqa: E402
+from verification.verify import verify  # noqa: E402
 
 RULES = {"min_stake": 1, "max_stake": 10, "shoot": True, "kitty_min": 20, "kitty_max": 200,
          "split": "pairs", "burn": "13", "banker_may_double": True, "royal_pontoon": True}

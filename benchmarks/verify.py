@@ -12,7 +12,7 @@ The workers' clubs share no aggregate (every id is drawn at random; the treasury
 aggregate of its own), so the joined log is one a single club could have written; only the
 events' positions differ from a store filled live.
 
-Then `projections.verify.verify` runs over the whole log, as `pontoon verify` does (the
+Then `verification.verify.verify` runs over the whole log, as `pontoon verify` does (the
 read models as witnesses included, once they have caught up, and the work shared with a
 helper process on a log of 60,000 events or more), alternated with the same check in one
 process; best of `--runs` each.
@@ -41,7 +41,7 @@ from benchmarks.stores import machine  # noqa: E402
 from config import Settings  # noqa: E402
 from projections.runner import Projections  # noqa: E402
 from projections.store import read_store  # noqa: E402
-from projections.verify import verify  # noqa: E402
+from verification.verify import verify  # noqa: E402
 
 BATCH = 5000  # events inserted in one transaction
 

@@ -118,7 +118,7 @@ def verify(sealed: str | None, vkey: str | None, shape: str) -> None:
     from config import Settings
     from projections.runner import Projections
     from projections.store import read_store
-    from projections.verify import verify as run_verify
+    from verification.verify import verify as run_verify
 
     checkpoint, signed = read_checkpoint(sealed, vkey, Settings.from_env())
     console = output_console()

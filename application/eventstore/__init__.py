@@ -46,7 +46,7 @@ import `application/` (tests/unit/test_layers.py), pinned by the same contract t
   (`test_tracking_insert_hook`);
 - projections/decoding.py decodes stored events as the `Mapper` does (its tests hold the
   two to each other: tests/unit/test_decoding.py);
-- projections/integrity.py and domain/aggregates/base.py (`CheapCopy`) read an aggregate's
+- verification/integrity.py and domain/aggregates/base.py (`CheapCopy`) read an aggregate's
   `__dict__`, whose library part is `_id`, `_version`, `_created_on`, `_modified_on` and
   `_pending_events` (`test_aggregate_attributes`).
 """

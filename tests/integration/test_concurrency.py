@@ -27,9 +27,9 @@ from domain.engine.legal import legal_actions
 from domain.engine.postings import net_changes, player_account
 from domain.errors import Conflict, InsufficientChips, NotNow
 from projections.election import lock_key
-from projections.verify import verify
 from tests.integration.ledger_views import race, treasury_balance
 from tests.ledger_club import stacked_pack
+from verification.verify import verify
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -15,10 +15,10 @@ from application import Ledger
 from application.store import MIGRATIONS, _yoyo_url, build_ledger, migrate
 from config import Settings
 from domain.aggregates import Account
-from projections.verify import verify
 from tests.integration.ledger_views import notifications, race, topic
 from tests.integration.projection_session import play_session, pontoon
 from tests.integration.tampering import delete_event, fetch
+from verification.verify import verify
 
 
 def test_every_recorded_event_has_its_hashes(store_settings: Settings, ledger: Ledger) -> None:

@@ -28,7 +28,6 @@ from projections.notes import Checkpoint, Signer, open_checkpoint
 from projections.runner import Projections
 from projections.signing_key import load_key
 from projections.store import ReadStore, read_store
-from projections.verify import verify
 from tests.integration.ledger_views import notifications, topic
 from tests.integration.projection_session import (
     PONTOON,
@@ -39,6 +38,7 @@ from tests.integration.projection_session import (
 )
 from tests.integration.signing import with_signing_key
 from tests.integration.tampering import delete_event, recompute_every_hash
+from verification.verify import verify
 
 
 @dataclass

@@ -13,8 +13,8 @@ from config import Settings
 from projections.decoding import Decoder
 from projections.runner import Projections
 from projections.store import read_store
-from projections.verify import verify
 from tests.integration.test_cli import pontoon
+from verification.verify import verify
 
 LONDON = ZoneInfo("Europe/London")
 # Saturday 24 October 2026: the night crosses midnight, and British Summer Time ends at

@@ -23,7 +23,6 @@ from domain.aggregates import token_id as token_aggregate_id
 from domain.integrity import Checkpoint
 from projections.runner import Projections
 from projections.store import read_store
-from projections.verify import Report, verify
 from tests.integration.ledger_views import notifications, topic
 from tests.integration.projection_session import Session, play_session, rewrite_event
 from tests.integration.tampering import (
@@ -32,6 +31,7 @@ from tests.integration.tampering import (
     recompute_every_hash,
     rewrite_snapshot,
 )
+from verification.verify import Report, verify
 
 
 @dataclass

@@ -14,14 +14,14 @@ from domain.aggregates import TREASURY_ID, Account, DealAggregate, TableAggregat
 from domain.aggregates import posting_id as make_posting_id
 from domain.engine.postings import TREASURY, player_account
 from domain.engine.shuffle import commitment, derived_seed
-from projections.integrity import named
 from projections.runner import Projections
 from projections.store import read_store
-from projections.verify import verify
 from projections.webhooks.payloads import payload
 from tests.integration.ledger_views import notifications, seat_club, topic
 from tests.integration.projection_session import Session, play_session, pontoon, rewrite_event
 from tests.ledger_club import stacked_pack
+from verification.integrity import named
+from verification.verify import verify
 
 Pick = Callable[[Session, list[Any]], Any]
 Change = Callable[[dict[str, Any]], None]

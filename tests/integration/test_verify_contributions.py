@@ -1,7 +1,7 @@
 """`pontoon verify` and players' entropy (R1.7, docs/decisions.md 135), on both stores: an
 honest store whose pack two players added to verifies; a contribution's value changed, a
 contribution dropped, or a deal's record of its contributions edited is found by the
-domain checks (projections/verify_packs.py) even when the intruder recomputes both hash
+domain checks (verification/packs.py) even when the intruder recomputes both hash
 chains, as anyone with write access can."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from application import Ledger
 from config import Settings
 from domain.aggregates import DealAggregate, TableAggregate
 from domain.engine.shuffle import mixed_seed, shuffle_pack
-from projections.verify import verify
 from tests.integration.ledger_views import notifications, topic
 from tests.integration.projection_session import rewrite_event
 from tests.integration.tampering import execute
 from tests.integration.test_tamper_evidence import recompute_every_hash
+from verification.verify import verify
 
 VALUES = ("0f" * 32, "a1" * 32)
 

@@ -1,5 +1,5 @@
 """`pontoon verify` on a long log shares the work with a helper process that opens the
-store again (projections/verify_aside.py). What it checks is tested with and without it
+store again (verification/aside.py). What it checks is tested with and without it
 (tests/integration/test_tamper_evidence.py); here, that a helper which reads something
 else, or cannot run at all, can never let verify pass (R11.4)."""
 
@@ -14,10 +14,10 @@ from application import Ledger
 from application.store import build_ledger, migrate
 from config import Settings
 from domain.aggregates import Account
-from projections.verify import verify
-from projections.verify_aside import aside, is_deal_event
 from tests.integration.ledger_views import notifications, topic
 from tests.integration.projection_session import play_session, rewrite_event
+from verification.aside import aside, is_deal_event
+from verification.verify import verify
 
 
 def test_the_helper_gives_the_same_report_as_one_process(store_settings, ledger):

@@ -16,8 +16,8 @@ from application.store import build_ledger
 from config import Settings
 from projections.runner import Projections
 from projections.store import ReadStore, read_store
-from projections.verify import Report, verify
 from tests.integration.projection_session import Session, play_session, pontoon
+from verification.verify import Report, verify
 
 
 @pytest.fixture

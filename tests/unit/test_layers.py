@@ -2,6 +2,7 @@
 
     cli, tests  →  api  →  application  →  domain.aggregates  →  domain.engine
                     ↘ projections ↗ (domain events and the engine, never the application)
+    cli  →  verification  →  projections, domain (it checks the log and the read models)
 
 and `config` (the one module that reads the environment) imports none of them. Imports are
 read from the source, never executed, including those inside functions.
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT = ("domain", "application", "projections", "api", "cli", "config")
+PROJECT = ("domain", "application", "projections", "verification", "api", "cli", "config")
 
 # The project's packages each layer may import (its own included).
 ALLOWED = {
@@ -26,9 +27,10 @@ ALLOWED = {
     "domain.aggregates": {"domain.aggregates", "domain.engine", "domain.errors"},
     "application": {"application", "domain", "config"},
     "projections": {"projections", "domain", "config"},
+    "verification": {"verification", "projections", "domain", "config"},
     "config": {"config"},
     "api": {"api", "application", "projections", "domain", "config"},
-    "cli": {"cli", "api", "application", "projections", "domain", "config"},
+    "cli": {"cli", "api", "application", "projections", "verification", "domain", "config"},
 }
 
 

@@ -32,7 +32,7 @@ from domain.integrity import Checkpoint
 from projections.base import EventLog
 from projections.collector import without_cyclic_collection
 from projections.decoding import Decoder
-from projections.integrity import Chain, Snapshots, checked_pages
+from verification.integrity import Chain, Snapshots, checked_pages
 
 Fail = Callable[[str], None]
 # Sixteenths of the finished deals the helper replays: with the chains and snapshots, 6/16

@@ -8,12 +8,12 @@
   earlier deals give, so the seed reproduces every card dealt (R1.7; verify_packs.py);
 - nothing recorded was changed, inserted or deleted (R11.4): both hash chains, every
   snapshot against its events, a checkpoint kept outside the database, and the read models
-  as witnesses of deleted events (projections/integrity.py); the Merkle log against the
-  chain, and a signed checkpoint's root against the log (projections/merkle_check.py);
-- every read model says what the log gives (projections/verify_models.py).
+  as witnesses of deleted events (verification/integrity.py); the Merkle log against the
+  chain, and a signed checkpoint's root against the log (verification/tree.py);
+- every read model says what the log gives (verification/models.py).
 
 On a long log a helper process takes the hash chains, the snapshots and 6/16 of the
-deals' replays (projections/verify_aside.py), so both cores work.
+deals' replays (verification/aside.py), so both cores work.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from domain.integrity import Checkpoint
 from projections.base import EventLog
 from projections.collector import without_cyclic_collection
 from projections.decoding import Decoder
-from projections.integrity import Chain, Snapshots, checked_pages, named, witnesses
-from projections.merkle_check import check_tree
 from projections.notes import Checkpoint as SignedCheckpoint
 from projections.store import ReadStore
-from projections.verify_aside import FAILURES_MAX, Helper, aside, fold, replay_finished
-from projections.verify_models import Expected, held
-from projections.verify_packs import PackChecks
+from verification.aside import FAILURES_MAX, Helper, aside, fold, replay_finished
+from verification.integrity import Chain, Snapshots, checked_pages, named, witnesses
+from verification.models import Expected, held
+from verification.packs import PackChecks
+from verification.tree import check_tree
 
 Progress = Callable[[int, int], None]
 # From this many events a helper process shares the work: below, starting it (a fresh
