@@ -3,13 +3,15 @@
 `store_settings` is parametrised over SQLite and PostgreSQL, so each test that uses it runs
 on both. PostgreSQL needs PONTOON_TEST_POSTGRES_URL (`.ci/run` starts a throwaway server and
 sets it); without it those tests skip, unless PONTOON_REQUIRE_POSTGRES=1 makes them fail.
-Each PostgreSQL test gets a schema of its own, dropped afterwards.
+Each test gets a store of its own, dropped afterwards: a copy of a store migrated once per
+session (tests/migrated.py), a database of its own on PostgreSQL.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -18,6 +20,7 @@ import pytest
 from application import Ledger
 from application.store import build_ledger, migrate
 from config import Settings
+from tests import migrated
 
 # Every command's answer is held to its schema's dump in every app the tests build,
 # servers started as subprocesses included (api/common.py `_answered`).
@@ -74,21 +77,42 @@ def postgres_schema() -> Iterator[str]:
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return migrated.sqlite_template(tmp_path_factory.mktemp("migrated"))
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres() -> Iterator[str | None]:
+    url = postgres_url()
+    assert url is not None
+    with migrated.postgres_template(url) as template:
+        yield template
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def store_settings(request: pytest.FixtureRequest, tmp_path) -> Iterator[Settings]:  # type: ignore[no-untyped-def]
-    """Settings for a migrated, empty store of each kind."""
+    """Settings for a migrated, empty store of each kind (a copy of one migrated once:
+    tests/migrated.py). No signing key unless a test makes one: never the checkout's."""
+    no_key = str(tmp_path / "no-signing-key")
     if request.param == "sqlite":
-        # No signing key unless a test makes one: never the checkout's var/signing-key.
-        settings = Settings(database_url=f"sqlite:///{tmp_path}/ledger.sqlite3",
-                            signing_key_file=str(tmp_path / "no-signing-key"))
+        url = migrated.sqlite_copy(request.getfixturevalue("migrated_sqlite"),
+                                   tmp_path / "ledger.sqlite3")
+        yield Settings(database_url=url, signing_key_file=no_key)
+        return
+    template = request.getfixturevalue("migrated_postgres")
+    if template is None:  # the server's user may not create databases
+        url = request.getfixturevalue("postgres_schema")
+        settings = Settings(database_url=url, pool_size=2, pool_overflow=10,
+                            signing_key_file=no_key)
         migrate(settings)
         yield settings
         return
-    url = request.getfixturevalue("postgres_schema")
-    settings = Settings(database_url=url, pool_size=2, pool_overflow=10,
-                        signing_key_file=str(tmp_path / "no-signing-key"))
-    migrate(settings)
-    yield settings
+    server = postgres_url()
+    assert server is not None
+    with migrated.postgres_copy(server, template) as url:
+        yield Settings(database_url=url, pool_size=2, pool_overflow=10,
+                       signing_key_file=no_key)
 
 
 @pytest.fixture
