@@ -74,7 +74,8 @@ def played(path: Path, reuse: bool, nights: int) -> Settings:
         try:
             simulation = ledger.simulation()
             runs = simulation.runs if simulation is not None else []
-            if runs and not simulation.running and runs[-1]["nights"] == nights:
+            whole = simulation is not None and not simulation.running
+            if runs and whole and runs[-1]["nights"] == nights:
                 print(f"the year: reused from {path}: {runs[-1]['deals']:,} deals, "
                       f"{ledger.recorder.max_notification_id():,} events")
                 return settings
@@ -129,7 +130,13 @@ def command(label: str, args: list[str], settings: Settings) -> dict[str, Any]:
             "exit": process.returncode, "said": last}
 
 
-def tools(label: str, settings: Settings, backup_to: Path) -> dict[str, Any]:
+def tools(label: str, settings: Settings, backup_to: Path, reads_only: bool = False
+          ) -> dict[str, Any]:
+    """rebuild, verify and the backups, each timed; with `reads_only`, only what the reads
+    need: a rebuild of a PostgreSQL copy (the copy holds events and snapshots, no rows)."""
+    if reads_only:
+        return {} if settings.store == "sqlite" else {
+            "rebuild": command(label, [PONTOON, "projections", "rebuild"], settings)}
     found = {"rebuild": command(label, [PONTOON, "projections", "rebuild"], settings),
              "verify": command(label, [PONTOON, "verify"], settings)}
     if settings.store == "sqlite":
@@ -219,9 +226,10 @@ def speed(label: str) -> float:
     return measured / QUIET
 
 
-def run(label: str, settings: Settings, backup_to: Path) -> dict[str, Any]:
+def run(label: str, settings: Settings, backup_to: Path, reads_only: bool = False
+        ) -> dict[str, Any]:
     found: dict[str, Any] = {"speed_before": speed(label)}
-    found["tools"] = tools(label, settings, backup_to)
+    found["tools"] = tools(label, settings, backup_to, reads_only)
     found["speed_after"] = speed(label)
     found["reads"] = reads(label, settings)
     found["bytes"] = size(settings)
@@ -247,12 +255,16 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true",
                         help="keep the PostgreSQL copy (it is dropped by default)")
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
+    parser.add_argument("--reads-only", action="store_true",
+                        help="measure the reads alone (no verify, no backup): to measure "
+                             "them again on a quieter machine")
     args = parser.parse_args()
     print(machine())
     kept = played(args.path, args.reuse, args.nights)
     results: dict[str, Any] = {"machine": machine()}
     if args.store in ("both", "sqlite"):
-        results["sqlite"] = run("SQLite", kept, args.path.with_suffix(".backup"))
+        results["sqlite"] = run("SQLite", kept, args.path.with_suffix(".backup"),
+                                args.reads_only)
     url = os.environ.get("PONTOON_TEST_POSTGRES_URL")
     if args.store in ("both", "postgres") and url:
         start = time.perf_counter()
@@ -260,7 +272,7 @@ def main() -> None:
         print(f"[PostgreSQL] copied in {time.perf_counter() - start:.0f} s")
         try:
             results["postgres"] = run("PostgreSQL", settings,
-                                      args.path.with_suffix(".pg_dump"))
+                                      args.path.with_suffix(".pg_dump"), args.reads_only)
         finally:
             if not args.keep:
                 dropped(url, args.database)
