@@ -41,7 +41,7 @@ from domain.aggregates import (
 from domain.engine import facts as f
 from domain.engine.postings import TREASURY, Posting
 from domain.engine.table import Table
-from domain.errors import Conflict, NotAllowed, PontoonError
+from domain.errors import Conflict, NotAllowed, PontoonError, of_kind
 
 A = TypeVar("A", bound=Aggregate)
 
@@ -168,10 +168,10 @@ class LedgerBase(Reads, StoreApplication):
     def _repeat(self, key: str, request_hash: str) -> Outcome | None:
         """The first answer to a command with this key, if there was one."""
         try:
-            receipt: Any = self.repository.get(receipt_id(key))
+            stored = self.repository.get(receipt_id(key))
         except AggregateNotFoundError:
             return None
-        assert isinstance(receipt, Receipt)
+        receipt = of_kind(stored, Receipt, "the aggregate saved under a command's receipt id")
         if receipt.request_hash != request_hash:
             raise NotAllowed("this Idempotency-Key was already used for a different command; "
                              "use a new key for a new command")

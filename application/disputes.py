@@ -25,7 +25,7 @@ from domain.engine.postings import (
     parse_account,
     player_account,
 )
-from domain.errors import InsufficientChips, NotAllowed, NotNow
+from domain.errors import InsufficientChips, NotAllowed, NotNow, present
 
 
 class DisputeCommands(LedgerBase):
@@ -72,8 +72,8 @@ class DisputeCommands(LedgerBase):
             accounts: dict[UUID, Account] = {}
             for posting in postings:
                 for name in (posting.from_account, posting.to_account):
-                    account_id = _account_id(name)
-                    assert account_id is not None
+                    account_id = present(_account_id(name),
+                                         "the account a correction moves chips to or from")
                     if account_id not in accounts and name != TREASURY:
                         accounts[account_id] = self._correctable(name, account_id)
             if not allow_debt:
@@ -133,8 +133,7 @@ def _correction(correction: Mapping[str, Any], dispute_id: str, note: str,
     """A correcting posting between accounts named exactly as API.md spells them: never a
     deal's escrow, never an id in another spelling (R11.4)."""
     source, target = str(correction.get("from_account")), str(correction.get("to_account"))
-    amount = correction.get("amount")
-    check_amount(amount, "a correction", "R11.4")
+    amount = check_amount(correction.get("amount"), "a correction", "R11.4")
     for name in (source, target):
         try:
             parse_account(name)
@@ -145,7 +144,6 @@ def _correction(correction: Mapping[str, Any], dispute_id: str, note: str,
     if source == target:
         raise NotAllowed("a correction moves chips between two different accounts (R11.4)",
                          "R11.4")
-    assert isinstance(amount, int)
     return Posting(source, target, amount, "R11.4",
                    correction_reason(dispute_id, note, allow_debt))
 

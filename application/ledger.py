@@ -34,6 +34,7 @@ from domain.aggregates import (
 from domain.engine import facts as f
 from domain.engine.postings import TREASURY, Posting, check_amount, player_account
 from domain.engine.table import Table
+from domain.errors import of_kind
 
 __all__ = ["Ledger", "Outcome"]
 
@@ -196,8 +197,7 @@ class Ledger(TokenCommands, DisputeCommands, WebhookCommands, ContributionComman
             chips = {bidder: accounts[UUID(bidder)].balance for bidder in bidders}
             decided = table.trial().close_auction(player_id, chips)
             saved, result = self._table_change(table, decided, accounts, actor)
-            closed = decided[0]
-            assert isinstance(closed, f.AuctionClosed)
+            closed = of_kind(decided[0], f.AuctionClosed, "the fact that closes an auction")
             return saved, {**result, "sold_to": closed.sold_to, "price": closed.price}
         return self._command("close_auction", {"table_id": table_id, "player_id": player_id},
                              key, decide)

@@ -13,9 +13,12 @@ import contextlib
 import sqlite3
 import sys
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+
+if TYPE_CHECKING:  # for annotations: each command imports config when it runs
+    from config import Settings
 
 EXIT_FAILED, EXIT_USAGE, EXIT_STORE, EXIT_INTERRUPTED = 1, 2, 3, 130
 EXIT_CODES = ("0 done; 1 a check failed (verify, an unbalanced report) or the ledger refused; "
@@ -155,11 +158,8 @@ def store_error(error: BaseException) -> StoreError:
                       "is new")
 
 
-def where(settings: object) -> str:
+def where(settings: Settings) -> str:
     """Where the store is, for messages: the SQLite file, or host and database."""
-    from config import Settings
-
-    assert isinstance(settings, Settings)
     if settings.store == "sqlite":
         return str(settings.sqlite_path)
     return settings.database_url.split("@")[-1]

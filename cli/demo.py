@@ -16,6 +16,7 @@ from domain.aggregates import kitty_id
 from domain.engine.hands import describe
 from domain.engine.legal import legal_actions
 from domain.engine.strategy import choose
+from domain.errors import present
 
 NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi")
 BUY_IN = 100
@@ -80,8 +81,7 @@ def _show_result(console: Console, ledger: Ledger, deal_id: str, label: dict[str
     if deal.phase == "void":
         console.print(f"  [yellow]void[/]: {deal.voided.reason if deal.voided else ''}")
         return
-    settled = deal.settlement
-    assert settled is not None
+    settled = present(deal.settlement, "the settlement of a finished deal that is not void")
     console.print(f"  banker holds {describe(deal.banker_cards, deal.rules, banker=True)}")
     grid = RichTable("player", "hand", "cards", "outcome", "why", show_lines=False)
     for result in settled.results:

@@ -9,6 +9,10 @@ store changed by hand), checked where it must hold and raised under `python -O` 
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+T = TypeVar("T")
+
 
 class PontoonError(Exception):
     """Base of every refusal (and of `InvariantBroken`). `rule` is a RULES.md id such as
@@ -72,6 +76,24 @@ class InvariantBroken(PontoonError):
         super().__init__(message, rule)
         if invariant is not None:
             self.invariant = invariant
+
+
+def present(value: T | None, what: str) -> T:
+    """`value`, which always exists here; `what` names it ("an auction in progress"). A check
+    rather than `assert ... is not None`, which `python -O` removes."""
+    if value is None:
+        raise InvariantBroken(f"expected {what}, found none", invariant=f"{what} exists")
+    return value
+
+
+def of_kind(value: object, kind: type[T], what: str) -> T:
+    """`value`, which is always a `kind` here; `what` names it ("the deal's opening fact"). A
+    check rather than `assert isinstance(...)`, which `python -O` removes."""
+    if not isinstance(value, kind):
+        raise InvariantBroken(f"expected {what} of type {kind.__name__}, found one of type "
+                              f"{type(value).__name__}",
+                              invariant=f"{what} is of type {kind.__name__}")
+    return value
 
 
 class ChipsNotConserved(InvariantBroken):

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from config import Settings
+from domain.errors import present
 from projections.base import EventLog
 from projections.collector import without_cyclic_collection
 from projections.runner import Progress, Projections
@@ -81,8 +82,7 @@ def _helper(reopen: Callable[[], EventLog], settings: Settings, page: int, reach
             ) -> None:
     ledger = reopen()
     try:
-        store = read_store(ledger, settings)
-        assert store is not None
+        store = present(read_store(ledger, settings), "the read store a rebuild helper fills")
         runner = Projections(ledger, store, page)
         runner.models = [m for m in runner.models if m.name in HELPER_MODELS]
         parent = multiprocessing.parent_process()

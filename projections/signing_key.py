@@ -18,6 +18,7 @@ import stat
 from pathlib import Path
 
 from config import Settings
+from domain.errors import present
 from projections.notes import NoteError, Signer, check_name
 
 
@@ -41,9 +42,7 @@ def ensure_key(settings: Settings) -> tuple[Signer, bool]:
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # another process made it meanwhile: theirs stands
-        made = load_key(settings)
-        assert made is not None
-        return made, False
+        return present(load_key(settings), "the signing key another process made"), False
     with os.fdopen(descriptor, "w", encoding="ascii") as handle:
         handle.write(signer.skey + "\n")
     return signer, True

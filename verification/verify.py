@@ -29,6 +29,7 @@ from domain.aggregates import posting_id as make_posting_id
 from domain.engine import facts as f
 from domain.engine.postings import TREASURY
 from domain.engine.verification import verify_deal
+from domain.errors import of_kind
 from domain.integrity import Checkpoint
 from projections.base import EventLog
 from projections.collector import without_cyclic_collection
@@ -312,8 +313,7 @@ def _check_postings(report: Report, deal_postings: dict[str, tuple[str, str, int
 
 
 def _escrow_balance(history: list[f.Fact]) -> int:
-    opened = history[0]
-    assert isinstance(opened, f.DealStarted)
+    opened = of_kind(history[0], f.DealStarted, "a deal's opening fact")
     escrow = f"escrow:{opened.deal_id}"
     total = 0
     for fact in history:

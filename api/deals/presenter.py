@@ -19,6 +19,7 @@ from api.common import Shown, ledger, shown
 from application import Ledger, Outcome
 from domain.aggregates import DealAggregate, posting_id
 from domain.engine.postings import reason_in_words
+from domain.errors import present
 
 
 def _cards(cards: list[str], face_up: list[bool], visible: bool) -> list[str | None]:
@@ -78,14 +79,14 @@ def _fair_shuffle(app: Ledger, table_id: str) -> bool:
 def _settlement(deal: DealAggregate) -> dict[str, Any]:
     """The settlement's postings, or a void deal's refunds (R1.6)."""
     settled = deal.engine.settlement
-    assert deal.ended is not None
+    ended = present(deal.ended, "the end of a settled or void deal")
     voided = deal.engine.voided
     postings = settled.postings if settled is not None else \
         voided.postings if voided is not None else []
-    version = deal.ended["version"]
+    version = ended["version"]
     return {"postings": [
         {**p.to_dict(), "reason": reason_in_words(p.reason, p.hand),
-         "id": posting_id(deal.id, version, index), "at": deal.ended["at"],
+         "id": posting_id(deal.id, version, index), "at": ended["at"],
          "position": None, "deal_id": deal.engine.deal_id}
         for index, p in enumerate(postings)]}
 

@@ -38,6 +38,7 @@ from psycopg.sql import SQL, Identifier
 from application.eventstore import arrays
 from application.eventstore.arrays import BIGINT
 from application.eventstore.prepared import Statement
+from domain.errors import present
 from domain.integrity import GENESIS, Checkpoint, event_hash, log_hash
 
 HASHES = "event_hashes"
@@ -66,8 +67,8 @@ class SQLiteChainRecorder(SQLiteApplicationRecorder):
 
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
                        **kwargs: Any) -> Sequence[int] | None:
-        positions = super()._insert_events(c, stored_events, **kwargs)
-        assert positions is not None
+        positions = present(super()._insert_events(c, stored_events, **kwargs),
+                            "the positions of the events just inserted")
         # The events are inserted first, so this transaction holds SQLite's write lock and
         # the chain's ends read here are the latest.
         c.execute(f"SELECT log_hash FROM {HASHES} ORDER BY notification_id DESC LIMIT 1")

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from application import Ledger, Outcome
 from domain.aggregates import Account, DealAggregate, TableAggregate
+from domain.errors import of_kind
+
+T = TypeVar("T")
 
 # The simulated club's staff have no tokens (nobody could use one): their commands name
 # these principals as the actors, in the form the API gives a token's principal.
@@ -67,16 +70,15 @@ class Books:
         return outcome
 
     @staticmethod
-    def saved(outcome: Outcome, cls: type[Any], aggregate_id: str) -> Any:
-        found = outcome.saved.get(UUID(aggregate_id))
-        assert isinstance(found, cls)
-        return found
+    def saved(outcome: Outcome, cls: type[T], aggregate_id: str) -> T:
+        return of_kind(outcome.saved.get(UUID(aggregate_id)), cls,
+                       "an aggregate a command saved under its id")
 
     def table_after(self, outcome: Outcome, table_id: str) -> TableAggregate:
-        return self.saved(outcome, TableAggregate, table_id)  # type: ignore[no-any-return]
+        return self.saved(outcome, TableAggregate, table_id)
 
     def deal_after(self, outcome: Outcome, deal_id: str) -> DealAggregate:
-        return self.saved(outcome, DealAggregate, deal_id)  # type: ignore[no-any-return]
+        return self.saved(outcome, DealAggregate, deal_id)
 
     # --- the cash desk -----------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from cli.simulate.books import OPERATOR, Books
 from domain.aggregates import DealAggregate, TableAggregate
 from domain.engine.legal import legal_actions
 from domain.engine.strategy import choose
-from domain.errors import PontoonError
+from domain.errors import PontoonError, present
 
 KITTIES = (10, 15, 20, 30, 40)  # a new kitty, clamped to the table's kitty_min..kitty_max (R9.1)
 TOP_UP_CHANCE = 0.3  # a low kitty is topped up this often (else it may run empty, R9.10)
@@ -179,8 +179,7 @@ class TablePlay:
 
     def _act(self, deal_id: str, deal: DealAggregate) -> tuple[DealAggregate, Any]:
         engine = deal.engine
-        turn = engine.turn
-        assert turn is not None
+        turn = present(engine.turn, "the turn of an open deal")
         chips = {turn[0]: self.books.chips.get(turn[0], 0)}
         option, amount = choose(engine, legal_actions(engine, chips), self.rng)
         outcome = self.books.absorb(self.ledger.act(

@@ -19,7 +19,7 @@ from domain.engine.deal_supply import CardSupply
 from domain.engine.hands import BUST, OPEN, finished_status
 from domain.engine.postings import Posting, check_affordable, check_amount, player_account
 from domain.engine.settlement import settle
-from domain.errors import NotAllowed, NotNow
+from domain.errors import NotAllowed, NotNow, present
 
 
 class DealFlow(DealState):
@@ -109,8 +109,7 @@ class DealFlow(DealState):
         if self.phase != PLAYING:
             raise NotNow(f"players {doing} only in their turn, after the second card (R4)",
                          "R4.2")
-        turn = self.turn
-        assert turn is not None
+        turn = present(self.turn, "the turn of a deal in its playing phase")
         if turn[0] != player:
             raise NotNow(f"it is {turn[0]}'s turn, hand {turn[1]}, not {player}'s (R3.1)",
                          "R3.1")
@@ -122,8 +121,7 @@ class DealFlow(DealState):
     def _in_round(self, player: str, phase: str, rule: str, what: str) -> None:
         if self.phase != phase:
             raise NotNow(f"{what} not now: the deal is in its {self.phase} phase ({rule})", rule)
-        turn = self.turn
-        assert turn is not None
+        turn = present(self.turn, "the turn of a round in progress")
         if turn[0] != player:
             raise NotNow(f"it is {turn[0]}'s turn, not {player}'s (R3.1)", "R3.1")
 

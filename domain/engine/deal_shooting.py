@@ -7,7 +7,7 @@ from domain.engine import facts as f
 from domain.engine.deal_flow import DealFlow
 from domain.engine.deal_state import PLAYING, SHOOTING
 from domain.engine.deal_supply import CardSupply
-from domain.errors import NotAllowed, NotNow
+from domain.errors import NotAllowed, NotNow, present
 
 
 class Shooting(DealFlow):
@@ -33,8 +33,8 @@ class Shooting(DealFlow):
             f"a shoot bet of {amount} against the kitty in the first shoot round", 0)))
         if self.phase == SHOOTING and self.shoot_room() == 0:
             # Nothing is left to shoot, so the others are passed over without a command.
-            assert self.turn_index is not None
-            for passed in self.order[self.turn_index:]:
+            turn_index = present(self.turn_index, "the turn of a shoot round in progress")
+            for passed in self.order[turn_index:]:
                 self._emit(f.ShootPassed(passed, True))
         self._continue(supply)
 

@@ -15,7 +15,7 @@ from domain.engine.deal_hand import Hand
 from domain.engine.hands import BUST, OPEN
 from domain.engine.postings import Posting, escrow_account, kitty_account
 from domain.engine.rules import TableRules
-from domain.errors import InvariantBroken, PackOutOfOrder
+from domain.errors import InvariantBroken, PackOutOfOrder, present
 
 __all__ = ["BANKER", "DEALING", "DOUBLING", "PLAYING", "SETTLED", "SHOOTING", "STAKING",
            "VOID", "DealState"]
@@ -165,8 +165,7 @@ class DealState(f.FactState):
         self._next_in_round(after_staking=False)
 
     def _next_in_round(self, *, after_staking: bool) -> None:
-        assert self.turn_index is not None
-        self.turn_index += 1
+        self.turn_index = present(self.turn_index, "the turn of a round in progress") + 1
         self._end_of_round(after_staking=after_staking)
 
     def _end_of_round(self, *, after_staking: bool) -> None:

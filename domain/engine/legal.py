@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from domain.engine.deal import buy_range
 from domain.engine.deal_state import BANKER, DOUBLING, PLAYING, SHOOTING, STAKING, DealState
 from domain.engine.hands import can_split, hard_total, value
+from domain.errors import present
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +89,7 @@ def blind_actions(deal: DealState, chips: Mapping[str, int] | None = None
     whenever the stake history allows one (R10.5 depends on the hidden total)."""
     if deal.phase != PLAYING:
         return legal_actions(deal, chips)
-    turn = deal.turn
-    assert turn is not None
+    turn = present(deal.turn, "the turn of a deal in its playing phase")
     hand = deal.hands[turn[0]][turn[1]]
     out = [a for a in legal_actions(deal, chips) if a.action not in _CARD_DEPENDENT
            and a.action != "buy"]

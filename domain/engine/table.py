@@ -24,7 +24,7 @@ from domain.engine.shuffle import (
     shuffle_pack,
 )
 from domain.engine.table_bank import BankAndKitty
-from domain.errors import InvalidSetup, InvariantBroken, NotAllowed, NotNow
+from domain.errors import InvalidSetup, InvariantBroken, NotAllowed, NotNow, present
 
 PACK_MODES = ("shuffled", "ordered", "recorded")
 
@@ -120,13 +120,11 @@ class Table(BankAndKitty):
                                   f"open deal is {self.deal_id}, and only a finished deal ends",
                                   invariant="only the table's open deal ends, once finished")
         if deal.phase == VOID:
-            voided = deal.voided
-            assert voided is not None
+            voided = present(deal.voided, "the voiding of a void deal")
             ended = self._record(f.DealEnded(deal.deal_id, VOID, self.banker, deal.kitty,
                                              voided.pack_after, voided.shuffle_needed))
         else:
-            settled = deal.settlement
-            assert settled is not None
+            settled = present(deal.settlement, "the settlement of a settled deal")
             ended = self._record(f.DealEnded(deal.deal_id, deal.phase, settled.next_banker,
                                              settled.kitty_after, settled.pack_after,
                                              settled.pontoon_held))

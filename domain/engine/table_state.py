@@ -12,7 +12,7 @@ from typing import Any, Self
 from domain.engine import facts as f
 from domain.engine.rules import TableRules
 from domain.engine.shuffle import mixed_seed, shuffle_pack
-from domain.errors import NotNow
+from domain.errors import NotNow, present
 
 # The earlier packs a table keeps, newest last (R1.7): enough for its view. Every seed
 # stays in its PackShuffled event, its deals' audits and the read models; a table played
@@ -125,10 +125,10 @@ class TableState(f.FactState):
         self.contributions_open = self.pack_mode == "shuffled"
 
     def _contributed(self, e: f.ContributionAdded) -> None:
-        assert self.seed is not None
+        seed = present(self.seed, "the seed of the shuffle players contribute to")
         self.contributions = [*self.contributions, {"player_id": e.player_id,
                                                     "value": e.value}]
-        self.pack = shuffle_pack(mixed_seed(self.seed, self.contributions), self.rules.packs)
+        self.pack = shuffle_pack(mixed_seed(seed, self.contributions), self.rules.packs)
 
     def _seated(self, e: f.PlayerSeated) -> None:
         self.seats.insert(e.position, e.player_id)
@@ -148,8 +148,7 @@ class TableState(f.FactState):
         self.auction = []
 
     def _bid(self, e: f.BidPlaced) -> None:
-        assert self.auction is not None
-        self.auction.append((e.player_id, e.price))
+        present(self.auction, "an auction in progress").append((e.player_id, e.price))
 
     def _auction_closed(self, e: f.AuctionClosed) -> None:
         self.auction = None

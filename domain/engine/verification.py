@@ -17,7 +17,7 @@ from domain.engine import facts as f
 from domain.engine.deal import Deal
 from domain.engine.postings import net_changes
 from domain.engine.rules import TableRules
-from domain.errors import PontoonError
+from domain.errors import PontoonError, of_kind
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,7 @@ def commands_of(history: Sequence[f.Fact]) -> list[Command]:
     """The commands a deal's facts answer, in order, each with the cards it dealt."""
     commands: list[Command] = []
     dealt: list[str] = []
-    opened = history[0]
-    assert isinstance(opened, f.DealStarted)
+    opened = of_kind(history[0], f.DealStarted, "a deal's opening fact")
 
     def command(player: str, action: str, hand: int | None = None,
                 amount: int | None = None, chips: int | None = None) -> None:
@@ -150,8 +149,7 @@ def _brief(fact: f.Fact) -> str:
 
 def _conserved(history: Sequence[f.Fact]) -> bool:
     """Every chip staked leaves escrow by the end, and postings balance (R11.1)."""
-    opened = history[0]
-    assert isinstance(opened, f.DealStarted)
+    opened = of_kind(history[0], f.DealStarted, "a deal's opening fact")
     postings = [p for fact in history for p in fact.carried_postings()]
     if any(p.amount <= 0 for p in postings):
         return False
