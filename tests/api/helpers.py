@@ -289,6 +289,8 @@ def shared_client(request: pytest.FixtureRequest,
             conn.execute(f'CREATE SCHEMA "{schema}"')
         settings = Settings(database_url=f"{url}?schema={schema}", pool_size=2,
                             pool_overflow=10)
+    # No signing key: never the checkout's var/signing-key (a `make run` makes one there).
+    settings = replace(settings, signing_key_file=str(tmp_path_factory.mktemp("no-key") / "key"))
     migrate(settings)
     flask_app = build_app(settings)
     yield flask_app.test_client()

@@ -258,6 +258,8 @@ def serve(store: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]
             conn.execute(f'CREATE SCHEMA "{schema}"')
         settings = Settings(database_url=f"{url}?schema={schema}", pool_size=2,
                             pool_overflow=12)
+    # No signing key: never the checkout's var/signing-key (a `make run` makes one there).
+    settings = replace(settings, signing_key_file=str(tmp_path_factory.mktemp("no-key") / "key"))
     try:
         settings = replace(settings, treasurer_token=TREASURER_TOKEN, projections="in-process")
         migrate(settings)

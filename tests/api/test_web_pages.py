@@ -165,6 +165,8 @@ def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
             conn.execute(f'CREATE SCHEMA "{schema}"')
         settings = Settings(database_url=f"{url}?schema={schema}", pool_size=2,
                             pool_overflow=10)
+    # No signing key: never the checkout's var/signing-key (a `make run` makes one there).
+    settings = replace(settings, signing_key_file=str(tmp_path_factory.mktemp("no-key") / "key"))
     migrate(settings)
     app = create_app(replace(settings, treasurer_token=TREASURER_TOKEN,
                              projections="in-process"))

@@ -274,7 +274,8 @@ def test_serve_refuses_a_port_something_already_listens_on(tmp_path: Path) -> No
         env = {**os.environ, "PONTOON_DATABASE_URL": f"sqlite:///{tmp_path / 'p.sqlite3'}"}
 
         done = subprocess.run([str(PONTOON), "serve", "--port", str(port)], env=env,
-                              capture_output=True, text=True, timeout=STOP_TIMEOUT)
+                              capture_output=True, text=True, timeout=STOP_TIMEOUT,
+                              cwd=tmp_path)
 
     assert done.returncode != 0
     assert f"127.0.0.1:{port} is taken" in done.stderr
