@@ -107,8 +107,10 @@ def run_everywhere(state: str, tmp_path: Path, postgres: str | None = None) -> N
         url = store_in(state, folder, postgres)
         began = time.monotonic()
 
+        # `migrate` makes the signing key: in the folder, never the checkout's var/.
         done = CliRunner().invoke(main, [*command.split(), *args_of(command, folder)],
-                                  env={"PONTOON_DATABASE_URL": url})
+                                  env={"PONTOON_DATABASE_URL": url,
+                                       "PONTOON_SIGNING_KEY_FILE": str(folder / "key")})
 
         code, said = expected(command, state)
         where = f"`pontoon {command}` on a {state} store"
