@@ -4,8 +4,10 @@ makes them, and a helper that fails leaves nothing undone."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
@@ -51,16 +53,25 @@ def cannot_open() -> Ledger:
     raise OSError("the helper cannot open the store")
 
 
-def test_a_rebuild_shared_with_a_helper_gives_the_rows_one_process_gives(
-        store_settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
-    played(store_settings)
-    ledger = build_ledger(store_settings)
+@contextlib.contextmanager
+def rebuilt_alone(settings: Settings) -> Iterator[tuple[Projections, int, Any]]:
+    """A played store's read models rebuilt by this process alone: the runner, the events
+    it applied and the rows they gave."""
+    played(settings)
+    ledger = build_ledger(settings)
     try:
-        store = read_store(ledger, store_settings)
+        store = read_store(ledger, settings)
         assert store is not None
         projections = Projections(ledger, store)
         alone = projections.rebuild()
-        expected = rows(projections)
+        yield projections, alone, rows(projections)
+    finally:
+        ledger.close()
+
+
+def test_a_rebuild_shared_with_a_helper_gives_the_rows_one_process_gives(
+        store_settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
+    with rebuilt_alone(store_settings) as (projections, alone, expected):
 
         shared = rebuild(projections, reopening(store_settings), store_settings,
                          helper_from=1)
@@ -69,25 +80,14 @@ def test_a_rebuild_shared_with_a_helper_gives_the_rows_one_process_gives(
         assert rows(projections) == expected
         assert set(projections.lags().values()) == {0}
         assert "helper" not in caplog.text  # it did its share
-    finally:
-        ledger.close()
 
 
 def test_a_helper_that_fails_leaves_its_models_to_the_main_process(
         store_settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
-    played(store_settings)
-    ledger = build_ledger(store_settings)
-    try:
-        store = read_store(ledger, store_settings)
-        assert store is not None
-        projections = Projections(ledger, store)
-        projections.rebuild()
-        expected = rows(projections)
+    with rebuilt_alone(store_settings) as (projections, _, expected):
 
         rebuild(projections, cannot_open, store_settings, helper_from=1)
 
         assert "the rebuild's helper process ended with exit code 1" in caplog.text
         assert rows(projections) == expected
         assert set(projections.lags().values()) == {0}
-    finally:
-        ledger.close()
