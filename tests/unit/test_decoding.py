@@ -21,6 +21,7 @@ from application.store import build_ledger
 from config import Settings
 from domain.aggregates import Account, DealAggregate, Dispute, Receipt, TableAggregate, Token
 from domain.engine.legal import legal_actions
+from domain.errors import InsufficientChips
 from projections.decoding import Decoder
 from tests.integration.test_events_and_snapshots import PINNED_TOPICS
 from tests.integration.test_verify import void_deal_pack
@@ -115,8 +116,11 @@ def play_at_random(ledger: Ledger, deals: int, seed: int = 11) -> None:
             choice = options[rng.randrange(len(options))]
             amount = None if choice.amount_min is None else rng.randint(
                 choice.amount_min, choice.amount_max or choice.amount_min)
-            ledger.act(deal_id, choice.player, choice.action, hand=choice.hand, amount=amount,
-                       key=f"random-{number}-{step}")
+            try:  # the options' amounts ignore chips: one a player cannot pay is refused
+                ledger.act(deal_id, choice.player, choice.action, hand=choice.hand,
+                           amount=amount, key=f"random-{number}-{step}")
+            except InsufficientChips:
+                continue
     late = str(ledger.register_player("Late").result["id"])
     ledger.buy_in(late, 500)
     ledger.seat_player(table_id, late)
