@@ -1,7 +1,7 @@
 """Migrated, empty stores for the tests, copied from one migrated once per session.
 
 Migrating a store applies every migration through yoyo: about 0.5 s on PostgreSQL and
-0.1 s on SQLite, paid by each of the 2,300 tests that ask for a store. A copy of a store
+0.1 s on SQLite, paid by each of the ~1,100 tests that ask for a store. A copy of a store
 migrated once is the same store (no migration writes anything random or dated; the
 PostgreSQL functions name their schema, which the copies keep): a SQLite file copied in a
 millisecond, a PostgreSQL database made from a template database in about 35 ms
