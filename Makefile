@@ -28,8 +28,12 @@ demo: install
 demo-game: install
 	$(BIN)/pontoon demo
 
+# The suite on TEST_WORKERS processes (pytest-xdist): much of it waits on servers, stores and
+# the browser, so two processes halve it on two cores. Tests that time a served process
+# under load share one group and so run one after another (xdist_group "served-under-load").
+TEST_WORKERS ?= 2
 test: install
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # The invariants' and the ledger's tests under python -O, which drops every assert: the
 # ledger's checks are named errors and stay (tests/unit/test_optimised_python.py runs the

@@ -42,7 +42,7 @@ from tests.e2e.load import (
 from tests.e2e.test_serve import _stop, _wait_until_healthy
 from tests.integration.projection_session import dump
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.xdist_group("served-under-load")]
 CLIENTS = 4
 LOAD_SECONDS = 1.5  # before the kill, and again after it
 TAKEOVER = 30.0  # seconds, generous: the lock is free as soon as the holder's socket closes
