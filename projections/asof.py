@@ -52,7 +52,7 @@ def standing(store: ReadStore, cutoff: str, accounts: Sequence[str] | None = Non
         params.append(cutoff)
     if "escrow" in kinds:
         parts.append(_ESCROWS)
-        params += [ESCROW, ESCROW, cutoff, cutoff, early]
+        params += [ESCROW, ESCROW, cutoff, early, cutoff]
     parts.append(_STRADDLING)
     params += [early, cutoff, cutoff, late]
     found: dict[str, int] = defaultdict(int)
@@ -64,14 +64,12 @@ def standing(store: ReadStore, cutoff: str, accounts: Sequence[str] | None = Non
 
 ESCROW = "escrow:%"
 # The stakes on each deal open just before the cutoff, from the other side of its postings
-# (an escrow keeps no entries, and each escrow posting has exactly one). Summed deal by deal
-# (postings_by_deal): joined instead, PostgreSQL's planner, which cannot tell that few deals
-# were open, read every posting before the cutoff, a year's worth late in a year.
-_ESCROWS = ("SELECT 'escrow:' || d.deal_id AS account, (SELECT SUM(CASE WHEN p.to_account "
-            "LIKE %s THEN p.amount WHEN p.from_account LIKE %s THEN -p.amount ELSE 0 END) "
-            "FROM postings p WHERE p.deal_id = d.deal_id AND p.at < %s AND p.account <> "
-            "'treasury') AS balance FROM deals d WHERE d.started_at < %s "
-            "AND (d.ended_at IS NULL OR d.ended_at >= %s)")
+# (an escrow keeps no entries, and each escrow posting has exactly one).
+_ESCROWS = ("SELECT 'escrow:' || deal_id AS account, SUM(CASE WHEN to_account LIKE %s THEN "
+            "amount WHEN from_account LIKE %s THEN -amount ELSE 0 END) AS balance "
+            "FROM postings WHERE deal_id IN (SELECT deal_id FROM deals WHERE started_at < %s "
+            "AND (ended_at IS NULL OR ended_at >= %s)) AND at < %s AND account <> 'treasury' "
+            "GROUP BY deal_id")
 # Entries made before the cutoff whose posting's other entry was made at or after it: the
 # posting stands from its second entry, so they are taken back out.
 _STRADDLING = ("SELECT e.account, -SUM(e.change) AS balance FROM postings e WHERE e.at >= %s "
