@@ -30,7 +30,8 @@ demo-game: install
 
 # The suite on TEST_WORKERS processes (pytest-xdist): much of it waits on servers, stores and
 # the browser, so two processes halve it on two cores. Tests that time a served process
-# under load share one group and so run one after another (xdist_group "served-under-load").
+# under load share one group and so run one after another (tests/e2e/test_serve.py,
+# SERVED_UNDER_LOAD).
 TEST_WORKERS ?= 2
 test: install
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup

@@ -1,4 +1,5 @@
-"""Migrated, empty stores for the tests, copied from one migrated once per session.
+"""Migrated, empty stores for the tests, copied from one migrated once per session (per
+process under `make test`, pytest-xdist).
 
 Migrating a store applies every migration through yoyo: about 0.5 s on PostgreSQL and
 0.1 s on SQLite, paid by each of the ~1,100 tests that ask for a store. A copy of a store

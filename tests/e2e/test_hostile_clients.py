@@ -20,11 +20,16 @@ import pytest
 from api.front import BODY_GRACE, BODY_RATE, HEADER_TIMEOUT, LINGER
 from api.server import HEARTBEAT_TIMEOUT
 from benchmarks.service_processes import children
-from tests.e2e.test_serve import TOKEN, Server, _serve, _wait_until_healthy, serve_postgres
+from tests.e2e.test_serve import (
+    SERVED_UNDER_LOAD,
+    TOKEN,
+    Server,
+    _serve,
+    _wait_until_healthy,
+    serve_postgres,
+)
 
-# Each test times a served process under attack: under `make test`'s two processes they run
-# one after another, never two at once (Makefile, TEST_WORKERS).
-pytestmark = pytest.mark.xdist_group("served-under-load")
+pytestmark = SERVED_UNDER_LOAD
 AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 TRICKLE = 4.0  # seconds between two bytes of a slow client (each inside any per-read timeout)
 SLOW_HEADERS = b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: "

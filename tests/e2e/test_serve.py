@@ -33,6 +33,9 @@ PONTOON = Path(sys.executable).parent / "pontoon"
 TOKEN = "pt_e2e_treasurer_token_of_32_characters"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 START_TIMEOUT = 30.0
+# Marks the tests that time a served process under attack or load: under `make test`'s
+# processes (Makefile, TEST_WORKERS) they share one group, so never two run at once.
+SERVED_UNDER_LOAD = pytest.mark.xdist_group("served-under-load")
 STOP_TIMEOUT = 20.0
 
 # example_basic_deal: Pat J-8 = 18 sticks, the banker 5-Q = 15 stays: Pat wins 3.

@@ -39,10 +39,10 @@ from tests.e2e.load import (
     read_until,
     statement,
 )
-from tests.e2e.test_serve import _stop, _wait_until_healthy
+from tests.e2e.test_serve import SERVED_UNDER_LOAD, _stop, _wait_until_healthy
 from tests.integration.projection_session import dump
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.xdist_group("served-under-load")]
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, SERVED_UNDER_LOAD]
 CLIENTS = 4
 LOAD_SECONDS = 1.5  # before the kill, and again after it
 TAKEOVER = 30.0  # seconds, generous: the lock is free as soon as the holder's socket closes
